@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+//
+// lnote-render: renders Lulucat Notes `.lnote` packages to images.
+//
+// Data flows one way through the modules:
+//
+//   LNoteFormat  (package on disk -> decoded page: model, JSON parser, journal, atomic writer)
+//   LNoteRaster  (decoded page -> geometry -> coverage -> pixels)
+//   LNoteCodecs  (pixels <-> PNG / JPEG files, over libpng and libjpeg-turbo)
+//   LNoteRender  (page-to-image pipeline, thumbnail regenerator, watcher)
+//   LNoteCLI     (argument parsing and the subcommands; `lnote-render` is a thin main)
+//
+// LNoteBitmap is the one pixel-buffer type that the rasterizer fills and the codecs read/write.
+
+import PackageDescription
+
+/// Hot loops (coverage, compositing, JSON scanning) are bounds-checked in debug builds and
+/// unchecked in release builds; the test suite runs the checked build.
+let hotLoopSettings: [SwiftSetting] = [
+    .unsafeFlags(["-Ounchecked", "-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+]
+
+let package = Package(
+    name: "lnote-render",
+    products: [
+        .executable(name: "lnote-render", targets: ["lnote-render"]),
+        .library(name: "LNoteRender", targets: ["LNoteRender"]),
+    ],
+    targets: [
+        // System C libraries.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+        // The C shim owns every jmp_buf: libpng and libjpeg report errors by longjmp, which
+        // Swift cannot catch, so all calls that can fail go through it and come back as codes.
+        .target(name: "CCodecShim", dependencies: ["CPNG", "CJPEG"],
+                linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
+
+        .target(name: "LNoteBitmap", swiftSettings: hotLoopSettings),
+        .target(name: "LNoteFormat", dependencies: ["CZlib"], swiftSettings: hotLoopSettings),
+        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat"], swiftSettings: hotLoopSettings),
+        .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"], swiftSettings: hotLoopSettings),
+        .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
+        .target(name: "LNoteCLI", dependencies: ["LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
+        .executableTarget(name: "lnote-render", dependencies: ["LNoteCLI"]),
+
+        // Developer tools (built like everything else, run from tools/ scripts).
+        .executableTarget(name: "lnote-gen", dependencies: ["CZlib"], path: "tools/lnote-gen"),
+        .executableTarget(name: "lnote-bench",
+                          dependencies: ["LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG"],
+                          path: "tools/lnote-bench", swiftSettings: hotLoopSettings),
+
+        .testTarget(name: "LNoteFormatTests", dependencies: ["LNoteFormat", "CZlib"]),
+        .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteFormat", "LNoteBitmap"]),
+        .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
+        .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
+        .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
+    ]
+)

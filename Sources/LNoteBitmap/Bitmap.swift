@@ -1,0 +1,88 @@
+/// An 8-bit RGBA image in memory: the one pixel type shared by the rasterizer (which fills it)
+/// and the codecs (which encode and decode it).
+///
+/// Pixels are stored row-major, tightly packed (`width * 4` bytes per row), channels in
+/// R, G, B, A order, sRGB-encoded. `isPremultiplied` says whether colour channels are already
+/// multiplied by alpha: the rasterizer's canvas is premultiplied (for an opaque canvas that is
+/// the same as straight alpha), decoders produce straight alpha.
+public struct Bitmap: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    public var pixels: [UInt8]
+    public var isPremultiplied: Bool
+
+    /// A bitmap of `width` × `height` pixels, every byte set to `fill`.
+    public init(width: Int, height: Int, fill: UInt8 = 0, isPremultiplied: Bool = true) {
+        precondition(width > 0 && height > 0, "a bitmap has at least one pixel")
+        self.width = width
+        self.height = height
+        self.pixels = [UInt8](repeating: fill, count: width * height * 4)
+        self.isPremultiplied = isPremultiplied
+    }
+
+    /// Wraps existing RGBA8 pixels; `pixels.count` must be `width * height * 4`.
+    public init(width: Int, height: Int, pixels: [UInt8], isPremultiplied: Bool) {
+        precondition(width > 0 && height > 0 && pixels.count == width * height * 4,
+                     "pixel count does not match the bitmap's size")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+        self.isPremultiplied = isPremultiplied
+    }
+
+    public var bytesPerRow: Int { width * 4 }
+
+    /// True when every pixel's alpha is 255 (then premultiplied and straight are the same).
+    public var isOpaque: Bool {
+        pixels.withUnsafeBufferPointer { p in
+            var i = 3
+            while i < p.count {
+                if p[i] != 255 { return false }
+                i += 4
+            }
+            return true
+        }
+    }
+
+    /// The same image with straight (non-premultiplied) alpha. Rounds to nearest.
+    public func unpremultiplied() -> Bitmap {
+        guard isPremultiplied else { return self }
+        var out = self
+        out.isPremultiplied = false
+        out.pixels.withUnsafeMutableBufferPointer { p in
+            var i = 0
+            while i < p.count {
+                let a = Int(p[i + 3])
+                if a != 0 && a != 255 {
+                    for c in 0..<3 {
+                        p[i + c] = UInt8(min(255, (Int(p[i + c]) * 255 + a / 2) / a))
+                    }
+                } else if a == 0 {
+                    p[i] = 0; p[i + 1] = 0; p[i + 2] = 0
+                }
+                i += 4
+            }
+        }
+        return out
+    }
+
+    /// The same image with premultiplied alpha. Rounds to nearest.
+    public func premultiplied() -> Bitmap {
+        guard !isPremultiplied else { return self }
+        var out = self
+        out.isPremultiplied = true
+        out.pixels.withUnsafeMutableBufferPointer { p in
+            var i = 0
+            while i < p.count {
+                let a = Int(p[i + 3])
+                if a != 255 {
+                    for c in 0..<3 {
+                        p[i + c] = UInt8((Int(p[i + c]) * a + 127) / 255)
+                    }
+                }
+                i += 4
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,1 @@
+// Module LNoteCLI: see Package.swift for its role. Sources are added by the issue that builds it.

@@ -1,0 +1,1 @@
+// Module LNoteCodecs: see Package.swift for its role. Sources are added by the issue that builds it.

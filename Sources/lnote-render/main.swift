@@ -1,0 +1,1 @@
+// lnote-render: the command-line tool (a thin main over LNoteCLI).

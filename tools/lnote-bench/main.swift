@@ -1,0 +1,1 @@
+// lnote-bench: release-build benchmarks (run through tools/bench).

@@ -1,0 +1,1 @@
+// lnote-gen: deterministic generator of realistic .lnote documents.
