@@ -45,7 +45,7 @@ let package = Package(
         .executableTarget(name: "lnote-render", dependencies: ["LNoteCLI"]),
 
         // Developer tools (built like everything else, run from tools/ scripts).
-        .executableTarget(name: "lnote-gen", dependencies: ["CZlib"], path: "tools/lnote-gen"),
+        .executableTarget(name: "lnote-gen", dependencies: ["CZlib", "CJPEG"], path: "tools/lnote-gen"),
         .executableTarget(name: "lnote-bench",
                           dependencies: ["LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG"],
                           path: "tools/lnote-bench", swiftSettings: hotLoopSettings),
