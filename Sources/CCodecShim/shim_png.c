@@ -265,8 +265,9 @@ int lnc_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
         return LNC_ERR_UNSUPPORTED;
     }
     png_read_image(png, rows);
-    // png_read_end is deliberately not called: once every row is decoded the image is
-    // complete, and a file cut after its last IDAT (missing IEND) still shows, as in browsers.
+    // libpng checks the CRC of the last IDAT chunk only here (after zlib's stream end it
+    // leaves the chunk open), so skipping png_read_end would accept a corrupt IDAT.
+    png_read_end(png, NULL);
     png_destroy_read_struct(&png, &info, NULL);
     free(rows);
     return LNC_OK;

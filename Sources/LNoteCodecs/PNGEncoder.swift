@@ -1,4 +1,5 @@
 import CCodecShim
+import Glibc  // Double.rounded() needs libm linked; without Glibc the link fails (round, rint undefined)
 import LNoteBitmap
 
 /// What to write, and how hard to compress.
