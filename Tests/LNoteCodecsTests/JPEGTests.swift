@@ -202,3 +202,41 @@ final class OpacityTests: XCTestCase {
         }
     }
 }
+
+/// JPEG colour spaces our encoder never writes, as tiny files made once with Pillow 13.0.0
+/// (16×8, uniform colour, quality 95) and embedded here instead of fixture files.
+final class JPEGColourSpaceTests: XCTestCase {
+    static let grey90 = "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAIBAQEBAQIBAQECAgICAgQDAgICAgUEBAMEBgUGBgYFBgYGBwkIBgcJBwYGCAsICQoKCgoKBggLDAsKDAkKCgr/wAALCAAIABABAREA/8QAHwAAAQUBAQEBAQEAAAAAAAAAAAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUFBAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKBkaEII0KxwRVS0fAkM2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVWV1hZWmNkZWZnaGlqc3R1dnd4eXqDhIWGh4iJipKTlJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi4+Tl5ufo6erx8vP09fb3+Pn6/9oACAEBAAA/APmeiv/Z"
+    /// Adobe (inverted) CMYK of RGB (200, 60, 30).
+    static let cmyk = "/9j/7gAOQWRvYmUAZAAAAAAA/9sAQwACAQEBAQECAQEBAgICAgIEAwICAgIFBAQDBAYFBgYGBQYGBgcJCAYHCQcGBggLCAkKCgoKCgYICwwLCgwJCgoK/8AAFAgACAAQBEMRAE0RAFkRAEsRAP/EAB8AAAEFAQEBAQEBAAAAAAAAAAABAgMEBQYHCAkKC//EALUQAAIBAwMCBAMFBQQEAAABfQECAwAEEQUSITFBBhNRYQcicRQygZGhCCNCscEVUtHwJDNicoIJChYXGBkaJSYnKCkqNDU2Nzg5OkNERUZHSElKU1RVVldYWVpjZGVmZ2hpanN0dXZ3eHl6g4SFhoeIiYqSk5SVlpeYmZqio6Slpqeoqaqys7S1tre4ubrCw8TFxsfIycrS09TV1tfY2drh4uPk5ebn6Onq8fLz9PX29/j5+v/aAA4EQwBNAFkASwAAPwD9IK/O+vx3r9/KKKKK/9k="
+
+    private func decodeBase64(_ s: String) -> [UInt8] {
+        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var value: UInt32 = 0, bits = 0, out: [UInt8] = []
+        for c in s.utf8 where c != UInt8(ascii: "=") {
+            value = value << 6 | UInt32(table.firstIndex(of: c)!)
+            bits += 6
+            if bits >= 8 { bits -= 8; out.append(UInt8((value >> UInt32(bits)) & 0xFF)) }
+        }
+        return out
+    }
+
+    func testGreyJPEGIsExpandedToRGBA() throws {
+        let b = try ImageDecoder.decode(decodeBase64(Self.grey90))
+        XCTAssertEqual([b.width, b.height], [16, 8])
+        XCTAssertEqual(Array(b.pixels[(3 * 16 + 3) * 4..<(3 * 16 + 3) * 4 + 4]), [90, 90, 90, 255])
+    }
+
+    func testAdobeCMYKJPEGIsConverted() throws {
+        let b = try ImageDecoder.decode(decodeBase64(Self.cmyk))
+        XCTAssertEqual([b.width, b.height], [16, 8])
+        let p = Array(b.pixels[(3 * 16 + 3) * 4..<(3 * 16 + 3) * 4 + 4]).map(Int.init)
+        XCTAssertEqual(p[0], 200, accuracy: 3)
+        XCTAssertEqual(p[1], 60, accuracy: 3)
+        XCTAssertEqual(p[2], 30, accuracy: 3)
+        XCTAssertEqual(p[3], 255)
+        // DCT scaling works for 4-component files too.
+        let s = try ImageDecoder.decode(decodeBase64(Self.cmyk), targetSize: (width: 2, height: 1))
+        XCTAssertEqual([s.width, s.height], [2, 1])
+    }
+}
