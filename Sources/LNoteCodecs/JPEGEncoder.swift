@@ -1,0 +1,67 @@
+import CCodecShim
+import LNoteBitmap
+
+public enum JPEGEncoder {
+    /// Encodes `bitmap` as a baseline YCbCr 4:2:0 JPEG with a JFIF header giving
+    /// `pixelsPerInch` (1-65535) on both axes, and, when `comment` is given, one COM marker
+    /// holding exactly those bytes (at most 65,533).
+    ///
+    /// JPEG has no alpha: a bitmap that is not opaque is composited over white first (a
+    /// thumbnail of a transparent export then looks like paper, not black). An opaque bitmap
+    /// is passed to libjpeg-turbo as RGBX without any copy.
+    public static func encode(_ bitmap: Bitmap, quality: Int = 80, pixelsPerInch: Int = 72,
+                              comment: [UInt8]? = nil) throws(CodecError) -> [UInt8] {
+        guard (1...100).contains(quality) else {
+            throw CodecError(.invalidArgument, "JPEG encode: quality \(quality) is not 1-100")
+        }
+        guard (1...65535).contains(pixelsPerInch) else {
+            throw CodecError(.invalidArgument, "JPEG encode: \(pixelsPerInch) pixels per inch does not fit JFIF")
+        }
+        if let comment, comment.count > 65533 {
+            throw CodecError(.invalidArgument, "JPEG encode: comment of \(comment.count) bytes exceeds 65533")
+        }
+        let source = bitmap.allPixelsOpaque ? bitmap : compositedOverWhite(bitmap)
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var outSize = 0
+        try source.pixels.withUnsafeBufferPointer { (pixels) throws(CodecError) in
+            let commentBytes = comment ?? []
+            try commentBytes.withUnsafeBufferPointer { (c) throws(CodecError) in
+                // An empty comment still gets a (zero-length) COM marker: pass a non-NULL pointer.
+                var empty: UInt8 = 0
+                try withUnsafePointer(to: &empty) { (emptyPointer) throws(CodecError) in
+                    let commentPointer: UnsafePointer<UInt8>? = comment == nil ? nil : (c.baseAddress ?? emptyPointer)
+                    try shimCall("JPEG encode") { msg, cap in
+                        lnc_jpeg_encode(pixels.baseAddress, UInt32(source.width), UInt32(source.height),
+                                        source.bytesPerRow, Int32(quality), Int32(pixelsPerInch),
+                                        commentPointer, commentBytes.count, &out, &outSize, msg, cap)
+                    }
+                }
+            }
+        }
+        return takeShimBuffer(out, outSize)
+    }
+
+    /// Source-over onto opaque white, rounding to nearest.
+    static func compositedOverWhite(_ bitmap: Bitmap) -> Bitmap {
+        var out = bitmap
+        let premultiplied = bitmap.isPremultiplied
+        out.pixels.withUnsafeMutableBufferPointer { p in
+            var i = 0
+            while i < p.count {
+                let a = Int(p[i + 3])
+                if a != 255 {
+                    let white = 255 - a
+                    for c in 0..<3 {
+                        let v = Int(p[i + c])
+                        // premultiplied: c + 255·(1-α); straight: c·α + 255·(1-α)
+                        p[i + c] = premultiplied ? UInt8(min(255, v + white)) : UInt8((v * a + 255 * white + 127) / 255)
+                    }
+                    p[i + 3] = 255
+                }
+                i += 4
+            }
+        }
+        out.isPremultiplied = true
+        return out
+    }
+}
