@@ -175,7 +175,7 @@ struct Hand {
         Hand(xHeight: lineSpacing * rng.uniform(0.26, 0.32),
              slant: rng.uniform(0.08, 0.3),
              letterWidth: rng.uniform(0.95, 1.3),
-             rate: rng.uniform(4.2, 5.6),
+             rate: rng.uniform(4.8, 6.2),
              loopiness: rng.uniform(0.9, 1.25),
              pressure: rng.uniform(0.38, 0.62))
     }

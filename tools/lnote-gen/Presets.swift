@@ -65,7 +65,7 @@ enum Presets {
     // MARK: line
 
     static func line(_ o: GenOptions) throws -> [WriteStats] {
-        var rng = Random(seed: o.seed)
+        var rng = Random(seed: o.seed, salt: "line")
         var (doc, clock) = newDocument(&rng, title: "One line")
         var page = newPage(&rng, &clock, background: ruled(&rng))
         var c = Composer(width: page.width, height: page.height, lineSpacing: 320, ink: .pen(rng.pick(inkColors)), rng: rng.fork(1))
@@ -79,7 +79,7 @@ enum Presets {
     // MARK: page
 
     static func page(_ o: GenOptions) throws -> [WriteStats] {
-        var rng = Random(seed: o.seed)
+        var rng = Random(seed: o.seed, salt: "page")
         var (doc, clock) = newDocument(&rng)
         for k in 0..<(o.pages ?? 1) {
             var page = newPage(&rng, &clock, background: ruled(&rng))
@@ -92,9 +92,4 @@ enum Presets {
         return [try PackageWriter.write(doc, into: o.out!)]
     }
 
-    static func dense(_ o: GenOptions) throws -> [WriteStats] { fatalError("todo") }
-    static func doc200(_ o: GenOptions) throws -> [WriteStats] { fatalError("todo") }
-    static func library(_ o: GenOptions) throws -> [WriteStats] { fatalError("todo") }
-    static func features(_ o: GenOptions) throws -> [WriteStats] { fatalError("todo") }
-    static func sample(_ o: GenOptions) throws -> [WriteStats] { fatalError("todo") }
 }

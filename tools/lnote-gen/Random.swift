@@ -21,6 +21,14 @@ struct Random {
         s0 = splitMix(&sm); s1 = splitMix(&sm); s2 = splitMix(&sm); s3 = splitMix(&sm)
     }
 
+    /// A stream for one named use of a seed (each preset gets its own ids from the same seed).
+    /// FNV-1a of the name: stable across runs, unlike Swift's randomly seeded Hasher.
+    init(seed: UInt64, salt: String) {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for b in salt.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        self.init(seed: seed ^ h)
+    }
+
     /// An independent stream for a sub-task (a page, a document), so that changing how
     /// much one page consumes does not shift everything generated after it.
     mutating func fork(_ salt: UInt64) -> Random {
