@@ -273,8 +273,8 @@ func writeWord(letters: Int, hand: Hand, rng: inout Random) -> Word {
     var traces: [Trace] = []
     var marks: [LetterMark] = []
     var parts = [letters]
-    if letters >= 4 && rng.chance(0.18) {
-        let cut = rng.int(2...(letters - 2))
+    if (letters >= 4 && rng.chance(0.3)) || (letters == 3 && rng.chance(0.12)) {
+        let cut = letters == 3 ? rng.int(1...2) : rng.int(2...(letters - 2))
         parts = [cut, letters - cut]
     }
     var x = 0.0
@@ -288,7 +288,7 @@ func writeWord(letters: Int, hand: Hand, rng: inout Random) -> Word {
     }
     let width = x
     // i-dots over short letters, t-crosses over tall ones.
-    for m in marks where rng.chance(0.07) {
+    for m in marks where rng.chance(0.09) {
         let xh = hand.xHeight
         if m.top < 1.4 * xh {
             let cx = m.x + xh * 0.3 * hand.slant + rng.uniform(-0.1, 0.2) * xh

@@ -151,6 +151,8 @@ struct WriteStats {
     var contentBytes = 0
     var largestContent = 0
     var assetBytes = 0
+    /// An extra line for the summary (e.g. the dense page's size check).
+    var note: String? = nil
 }
 
 enum PackageWriter {

@@ -77,6 +77,7 @@ do {
         if s.images > 0 { line += ", images \(s.images), assets \(s.assetBytes) bytes" }
         if s.journals > 0 { line += ", journals \(s.journals)" }
         print(line)
+        if let note = s.note { print("  " + note) }
     }
 } catch {
     fail("\(error)")
