@@ -20,7 +20,7 @@ public enum JPEGEncoder {
         if let comment, comment.count > 65533 {
             throw CodecError(.invalidArgument, "JPEG encode: comment of \(comment.count) bytes exceeds 65533")
         }
-        let source = bitmap.allPixelsOpaque ? bitmap : compositedOverWhite(bitmap)
+        let source = bitmap.isOpaque ? bitmap : compositedOverWhite(bitmap)
         var out: UnsafeMutablePointer<UInt8>? = nil
         var outSize = 0
         try source.pixels.withUnsafeBufferPointer { (pixels) throws(CodecError) in

@@ -116,7 +116,7 @@ public enum PNGEncoder {
         }
 
         // An opaque premultiplied bitmap is already straight: skip the copy for the common case.
-        let source = options.includeAlpha && bitmap.isPremultiplied && !bitmap.allPixelsOpaque
+        let source = options.includeAlpha && bitmap.isPremultiplied && !bitmap.isOpaque
             ? bitmap.unpremultiplied() : bitmap
 
         // All tEXt strings in one NUL-separated buffer, so their C pointers stay valid together.

@@ -1,0 +1,54 @@
+import LNoteFormat
+
+/// How big a rendered page is: one of the four ways a user can ask for it.
+public enum OutputSize: Sendable, Equatable {
+    /// Pixels per point (1 = 72 dpi).
+    case scale(Double)
+    /// Dots per inch (72 dpi = scale 1).
+    case dpi(Double)
+    /// Output width in pixels; the height follows the page's aspect ratio.
+    case width(Int)
+    /// Output height in pixels; the width follows the page's aspect ratio.
+    case height(Int)
+
+    /// The scale (pixels per point) for a page of `pageWidth` × `pageHeight` in 0.1 pt.
+    public func scale(pageWidth: Int, pageHeight: Int) -> Double {
+        switch self {
+        case .scale(let s): return s
+        case .dpi(let d): return d / 72
+        case .width(let w): return Double(w) / (Double(pageWidth) / 10)
+        case .height(let h): return Double(h) / (Double(pageHeight) / 10)
+        }
+    }
+}
+
+/// What goes under the ink.
+public enum BackgroundMode: Sendable, Equatable {
+    /// Paper colour and template lines or dots, as the page says.
+    case full
+    /// Paper colour only: template lines and dots dropped.
+    case paperOnly
+    /// No paper colour: template lines kept, on a transparent canvas.
+    case transparent
+    /// Nothing under the ink: a transparent canvas without lines.
+    case transparentNoTemplate
+}
+
+/// Everything that decides how a page becomes pixels (not how pixels become a file).
+public struct RenderOptions: Sendable, Equatable {
+    public var size: OutputSize
+    public var background: BackgroundMode
+    /// Refuse to render a page larger than this many pixels (checked before allocating).
+    public var maxPixels: Int
+
+    public static let defaultMaxPixels = 100_000_000
+
+    public init(size: OutputSize = .scale(1), background: BackgroundMode = .full, maxPixels: Int = defaultMaxPixels) {
+        self.size = size
+        self.background = background
+        self.maxPixels = maxPixels
+    }
+
+    public var isTransparent: Bool { background == .transparent || background == .transparentNoTemplate }
+    public var drawsTemplate: Bool { background == .full || background == .transparent }
+}
