@@ -1,0 +1,159 @@
+import LNoteBitmap
+import LNoteCodecs
+import LNoteFormat
+import LNoteRaster
+
+/// A page turned into pixels, with whatever was skipped on the way.
+public struct RenderedPage: Sendable {
+    public var bitmap: Bitmap
+    /// Pixels per point used.
+    public var scale: Double
+    /// Warnings: invalid elements, discarded journal frames, images that could not be drawn.
+    public var diagnostics: [Diagnostic]
+}
+
+/// The page-to-image pipeline: decoded page → background → elements in z-order → pixels.
+///
+/// Rendering only reads the package. Images are decoded through `AssetCache`, so a document
+/// whose pages share a photo decodes it once per size.
+public enum PageRenderer {
+    /// The pixel size a page will have, or an error when it exceeds `options.maxPixels` or the
+    /// requested size is not a positive finite scale. Checked before anything is allocated.
+    public static func outputSize(for entry: PageEntry, options: RenderOptions, file: String)
+        throws(LNoteError) -> (width: Int, height: Int, scale: Double)
+    {
+        let scale = options.size.scale(pageWidth: entry.width, pageHeight: entry.height)
+        guard scale.isFinite, scale > 0 else {
+            throw LNoteError(.invalid, file: file, rule: "scale", message: "the requested size gives scale \(scale)")
+        }
+        // In Double first: a huge scale must give an error, not an integer overflow.
+        let w = max(1, (Double(entry.width) / 10 * scale).rounded(.toNearestOrAwayFromZero))
+        let h = max(1, (Double(entry.height) / 10 * scale).rounded(.toNearestOrAwayFromZero))
+        guard w * h <= Double(options.maxPixels) else {
+            throw LNoteError(.limit, file: file, rule: "max-pixels",
+                             message: "the page would be \(Self.integerText(w))×\(Self.integerText(h)) pixels, over the limit of \(options.maxPixels)")
+        }
+        let size = RasterGeometry.pixelSize(pageWidth: entry.width, pageHeight: entry.height, scale: scale)
+        return (size.width, size.height, scale)
+    }
+
+    /// Renders a loaded page of `package`.
+    public static func render(_ page: LoadedPage, of package: LNotePackage, options: RenderOptions,
+                              assets: AssetCache) throws(LNoteError) -> RenderedPage {
+        let entry = page.entry
+        let size = try outputSize(for: entry, options: options, file: page.contentFile)
+        var canvas = Canvas(width: size.width, height: size.height)
+        if !options.isTransparent { canvas.fill(entry.background.color) }
+        if options.drawsTemplate {
+            canvas.drawTemplate(entry.background, pageWidth: entry.width, pageHeight: entry.height, scale: size.scale)
+        }
+        var diagnostics = page.diagnostics
+        for (index, element) in page.elements.enumerated() {
+            switch element.kind {
+            case .stroke(let stroke):
+                canvas.draw(stroke, scale: size.scale)
+            case .image(let placement):
+                do {
+                    let image = try assets.image(placement, in: package, scale: size.scale)
+                    canvas.draw(image: image, placement: placement, scale: size.scale)
+                } catch {
+                    diagnostics.append(Diagnostic(severity: .warning, file: error.file, elementIndex: index,
+                                                  elementID: element.id, rule: error.rule,
+                                                  message: "image skipped: \(error.message)"))
+                }
+            case .unknown:
+                continue
+            }
+        }
+        return RenderedPage(bitmap: canvas.bitmap, scale: size.scale, diagnostics: diagnostics)
+    }
+
+    private static func integerText(_ v: Double) -> String {
+        v < 1e18 ? String(Int(v)) : String(v)
+    }
+}
+
+/// Decoded images of one document, keyed by asset and decode size.
+///
+/// JPEGs are decoded at the smallest DCT scale that still covers the frame's size in pixels,
+/// so a 4000 px photo in a 320 px thumbnail costs an eighth of a full decode; the rasterizer's
+/// area filter does the rest. Not shared between threads: each worker has its own.
+public final class AssetCache {
+    /// The decoded-asset size limit of the spec (section 7), checked from the header.
+    public static let maxAssetPixels = 100_000_000
+
+    private var decoded: [String: Bitmap] = [:]
+    private var failures: [String: LNoteError] = [:]
+    private var infos: [String: ImageInfo] = [:]
+    private var bytesHeld = 0
+    /// Beyond this many decoded bytes, older images are dropped before adding more.
+    private let budgetBytes: Int
+
+    public init(budgetBytes: Int = 512 << 20) {
+        self.budgetBytes = budgetBytes
+    }
+
+    /// The image to draw for `placement` at `scale`, decoded (or taken from the cache).
+    func image(_ placement: ImagePlacement, in package: LNotePackage, scale: Double) throws(LNoteError) -> Bitmap {
+        // The frame's size in pixels, before rotation: the image is scaled to fill it.
+        let target = (width: Self.pixels(Int64(placement.width), scale), height: Self.pixels(Int64(placement.height), scale))
+        let nameKey = placement.asset.lowercased()
+        if let failure = failures[nameKey] { throw failure }
+        let file = "assets/\(placement.asset)"
+        do {
+            // The header alone decides the decode size, so a cached image needs no file read.
+            var data: [UInt8]? = nil
+            let info: ImageInfo
+            if let known = infos[nameKey] {
+                info = known
+            } else {
+                let bytes = try package.readAsset(placement.asset)
+                info = try Self.probe(bytes, file: file)
+                infos[nameKey] = info
+                data = bytes
+            }
+            let denominator = info.format == .jpeg
+                ? ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height, target: target) : 1
+            let key = "\(nameKey)@\(denominator)"
+            if let hit = decoded[key] { return hit }
+            let bytes = try data ?? package.readAsset(placement.asset)
+            let bitmap = try Self.decode(bytes, target: target, file: file)
+            remember(bitmap, key: key)
+            return bitmap
+        } catch {
+            failures[nameKey] = error
+            throw error
+        }
+    }
+
+    private static func probe(_ data: [UInt8], file: String) throws(LNoteError) -> ImageInfo {
+        do {
+            return try ImageDecoder.probe(data)
+        } catch {
+            throw LNoteError(.invalid, file: file, rule: "image", message: error.description)
+        }
+    }
+
+    private static func decode(_ data: [UInt8], target: (width: Int, height: Int), file: String) throws(LNoteError) -> Bitmap {
+        do {
+            return try ImageDecoder.decode(data, maxPixels: maxAssetPixels, targetSize: target)
+        } catch {
+            throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, rule: "image", message: error.description)
+        }
+    }
+
+    private func remember(_ bitmap: Bitmap, key: String) {
+        if bytesHeld + bitmap.pixels.count > budgetBytes {
+            decoded.removeAll()
+            bytesHeld = 0
+        }
+        decoded[key] = bitmap
+        bytesHeld += bitmap.pixels.count
+    }
+
+    /// A length in 0.1 pt as whole pixels at `scale`, at least 1, clamped to a sane range.
+    private static func pixels(_ tenths: Int64, _ scale: Double) -> Int {
+        let v = (Double(tenths) / 10 * scale).rounded(.up)
+        return Int(min(max(v, 1), 1_000_000))
+    }
+}
