@@ -1,0 +1,102 @@
+// Atomic file replacement (section 1) and journal appends (section 5).
+//
+// A crash at any moment leaves the old file or the new one, never a truncated one: the bytes go
+// to `.<name>.tmp-<random>` in the same directory (same file system, so rename is atomic), are
+// fsynced, renamed over the target, and then the directory is fsynced so the rename is durable.
+
+import Glibc
+
+public enum AtomicFile {
+    /// Stages of `write`, for tests that simulate a failure at one of them.
+    enum Stage { case afterTempWrite, beforeRename }
+
+    /// `.<name>.tmp-<random>`.
+    public static func temporaryName(for name: String) -> String {
+        ".\(name).tmp-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+    }
+
+    /// Whether `name` is a temporary file left by an interrupted write: `.<name>.tmp-<anything>`
+    /// with a non-empty `<name>`.
+    public static func isTemporaryFileName(_ name: String) -> Bool {
+        let u = Array(name.utf8)
+        guard u.count >= 7, u[0] == 0x2E else { return false }
+        let marker = Array(".tmp-".utf8)
+        var i = 2 // at least one character of <name> after the leading dot
+        while i + marker.count <= u.count {
+            if Array(u[i..<(i + marker.count)]) == marker { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// Stray temporary files in a directory (names only, sorted). They may be deleted.
+    public static func strayTemporaryFiles(inDirectory path: String) -> [String] {
+        FileIO.listDirectory(atPath: path).filter(isTemporaryFileName)
+    }
+
+    /// Atomically replaces (or creates) the file at `path` with `bytes`.
+    /// - Parameter display: the path to name in errors (relative to the package); defaults to `path`.
+    public static func write(_ bytes: [UInt8], toPath path: String, display: String? = nil) throws(LNoteError) {
+        try write(bytes, toPath: path, display: display, failAt: nil)
+    }
+
+    static func write(_ bytes: [UInt8], toPath path: String, display: String?, failAt: Stage?) throws(LNoteError) {
+        let shown = display ?? path
+        let (dir, name) = split(path)
+        let tmp = (dir.isEmpty ? "" : dir + "/") + temporaryName(for: name)
+        func fail(_ what: String, _ code: Int32) -> LNoteError {
+            LNoteError(.io, file: shown, rule: "write", message: "\(what): \(FileIO.errnoText(code))")
+        }
+        // Keep the permissions of the file being replaced.
+        var mode: mode_t = 0o644
+        var st = stat()
+        if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG { mode = st.st_mode & 0o7777 }
+
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw fail("cannot create a temporary file", errno) }
+        var ok = false
+        defer { if !ok { unlink(tmp) } }
+        if let code = FileIO.writeAll(fd, bytes) { close(fd); throw fail("write failed", code) }
+        if failAt == .afterTempWrite { close(fd); throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
+        guard fsync(fd) == 0 else { let code = errno; close(fd); throw fail("fsync failed", code) }
+        _ = fchmod(fd, mode)
+        guard close(fd) == 0 else { throw fail("close failed", errno) }
+        if failAt == .beforeRename { throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
+        guard rename(tmp, path) == 0 else { throw fail("rename failed", errno) }
+        ok = true
+        FileIO.syncDirectory(atPath: dir.isEmpty ? "." : dir)
+    }
+
+    static func split(_ path: String) -> (dir: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return ("", path) }
+        let dir = String(path[..<slash])
+        return (dir.isEmpty ? "/" : dir, String(path[path.index(after: slash)...]))
+    }
+}
+
+public enum JournalWriter {
+    /// Appends whole encoded frames to a journal (created if missing) with O_APPEND, then fsyncs.
+    /// A symbolic link is refused. A crash mid-write leaves a torn tail, which replay ignores.
+    public static func append(_ frames: [UInt8], toPath path: String, display: String? = nil) throws(LNoteError) {
+        let shown = display ?? path
+        let existed = FileIO.kind(atPath: path) != .missing
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let code = errno
+            throw LNoteError(code == ELOOP ? .unsafePath : .io, file: shown, rule: "journal-append",
+                             message: "cannot open the journal: \(FileIO.errnoText(code))")
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+            throw LNoteError(.unsafePath, file: shown, rule: "not-regular-file", message: "the journal is not a regular file")
+        }
+        if let code = FileIO.writeAll(fd, frames) {
+            throw LNoteError(.io, file: shown, rule: "journal-append", message: "write failed: \(FileIO.errnoText(code))")
+        }
+        guard fsync(fd) == 0 else {
+            throw LNoteError(.io, file: shown, rule: "journal-append", message: "fsync failed: \(FileIO.errnoText())")
+        }
+        if !existed { let dir = AtomicFile.split(path).dir; FileIO.syncDirectory(atPath: dir.isEmpty ? "." : dir) }
+    }
+}

@@ -1,0 +1,493 @@
+// Page content (section 4): `pages/<UUID>.content` and the element payloads of journal frames.
+//
+// The `points` arrays are most of the bytes of a page, so they are decoded by a dedicated loop
+// straight into a reusable Int32 scratch buffer (one copy into the stroke's array at the end, no
+// per-number allocation). Everything else in an element is small and goes through the generic
+// `JSONValue` path, which keeps the rules readable.
+
+/// The decoded content of one page: its elements in z-order, and warnings for what was skipped.
+public struct PageContent: Sendable, Equatable {
+    public var format: Int
+    public var elements: [Element]
+    public var diagnostics: [Diagnostic]
+
+    public init(format: Int = 1, elements: [Element], diagnostics: [Diagnostic] = []) {
+        self.format = format
+        self.elements = elements
+        self.diagnostics = diagnostics
+    }
+}
+
+/// Why one element is invalid (it is skipped with a warning; the rest of the page renders).
+public struct ElementProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The element's id, when it had a string one.
+    public var id: String?
+    /// Short rule name: `json`, `element-object`, `type`, `id`, `color`, `points`,
+    /// `points-integer`, `points-length`, `coordinate-range`, `radius-range`, `pressure-range`,
+    /// `time-range`, `sample-limit`, `asset`, `frame`, `rotation`, `opacity`.
+    public var rule: String
+    public var message: String
+
+    public init(id: String?, rule: String, message: String) {
+        self.id = id
+        self.rule = rule
+        self.message = message
+    }
+
+    public var description: String { "[\(rule)] \(message)" }
+}
+
+/// The limits of section 7 that the content parser enforces.
+public enum ContentLimits {
+    /// More elements than this on one page makes the page fail.
+    public static let maxElementsPerPage = 1_000_000
+    /// More samples than this in one stroke makes the element invalid.
+    public static let maxSamplesPerStroke = 1_000_000
+    /// Radius range in 0.1 pt.
+    public static let radiusRange: ClosedRange<Int32> = 0...100_000
+    /// Pressure range in thousandths.
+    public static let pressureRange: ClosedRange<Int32> = 0...1000
+    /// Opacity range in thousandths.
+    public static let opacityRange: ClosedRange<Int64> = 0...1000
+}
+
+public enum ContentParser {
+    /// Parses a content file. Throws (the page fails) when the file is not valid UTF-8 JSON, is
+    /// not an object, has no `elements` array, has a newer `format`, or has more than
+    /// `elementLimit` elements. Invalid elements are skipped and reported in `diagnostics`.
+    /// - Parameter file: the file's path relative to the package, used in messages.
+    public static func parse(_ bytes: [UInt8], file: String,
+                             elementLimit: Int = ContentLimits.maxElementsPerPage) throws(LNoteError) -> PageContent {
+        do {
+            return try bytes.withUnsafeBufferPointer { (buf) throws(ContentFailure) -> PageContent in
+                try parseContent(buf, file: file, elementLimit: elementLimit)
+            }
+        } catch {
+            switch error {
+            case .json(let e): throw LNoteError.json(e, file: file)
+            case .rule(let e): throw e
+            }
+        }
+    }
+
+    /// Parses one element (a whole JSON text, as in a journal payload). A payload that is not
+    /// valid JSON is reported with rule `json`.
+    public static func parseElement(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Element, ElementProblem> {
+        var s = JSONScanner(bytes)
+        var reader = ElementReader()
+        do {
+            let outcome = try reader.read(&s)
+            try s.finish()
+            return outcome
+        } catch {
+            return .failure(ElementProblem(id: nil, rule: "json", message: error.description))
+        }
+    }
+
+    public static func parseElement(_ bytes: [UInt8]) -> Result<Element, ElementProblem> {
+        bytes.withUnsafeBufferPointer { parseElement($0) }
+    }
+
+    private enum ContentFailure: Error {
+        case json(JSONError)
+        case rule(LNoteError)
+    }
+
+    private static func parseContent(_ buf: UnsafeBufferPointer<UInt8>, file: String,
+                                     elementLimit: Int) throws(ContentFailure) -> PageContent {
+        var s = JSONScanner(buf)
+        var reader = ElementReader()
+        var format: JSONValue? = nil
+        var elements: [Element]? = nil
+        var diagnostics: [Diagnostic] = []
+        do {
+            s.skipBOM()
+            s.skipWhitespace()
+            guard s.peek() == _lbrace else {
+                // Still a JSON error if it is not JSON at all; otherwise the wrong type.
+                _ = try s.parseValue()
+                try s.finish()
+                throw ContentFailure.rule(LNoteError(.invalid, file: file, rule: "content-object",
+                                                     message: "the content is not a JSON object"))
+            }
+            try s.beginObject()
+            var first = true
+            var key: [UInt8] = []
+            while try s.nextMember(first: &first, key: &key) {
+                if key == keyElements {
+                    // Duplicate keys: the last `elements` counts, so start afresh each time.
+                    guard s.peek() == _lbracket else {
+                        let v = try s.parseValue()
+                        throw ContentFailure.rule(LNoteError(.invalid, file: file, rule: "elements",
+                                                             message: "elements is \(v.typeName), not an array"))
+                    }
+                    var list: [Element] = []
+                    var found: [Diagnostic] = []
+                    try s.beginArray()
+                    var firstElement = true
+                    var index = 0
+                    while try s.nextElement(first: &firstElement) {
+                        if index >= elementLimit {
+                            throw ContentFailure.rule(LNoteError(.limit, file: file, rule: "element-limit",
+                                                                 message: "more than \(elementLimit) elements on the page"))
+                        }
+                        switch try reader.read(&s) {
+                        case .success(let element): list.append(element)
+                        case .failure(let p):
+                            found.append(Diagnostic(severity: .warning, file: file, elementIndex: index,
+                                                    elementID: p.id, rule: p.rule, message: p.message))
+                        }
+                        index += 1
+                    }
+                    elements = list
+                    diagnostics = found
+                } else if key == keyFormat {
+                    format = try s.parseValue()
+                } else {
+                    try s.skipValue()
+                }
+            }
+            try s.finish()
+        } catch let e as JSONError {
+            throw .json(e)
+        } catch let e as ContentFailure {
+            throw e
+        } catch {
+            fatalError("unreachable: \(error)")
+        }
+        let version = try checkFormat(format, file: file)
+        guard let elements else {
+            throw .rule(LNoteError(.invalid, file: file, rule: "elements", message: "the content has no elements array"))
+        }
+        return PageContent(format: version, elements: elements, diagnostics: diagnostics)
+    }
+
+    /// `format`: missing means 1; a higher one fails; anything but a positive integer is invalid.
+    private static func checkFormat(_ v: JSONValue?, file: String) throws(ContentFailure) -> Int {
+        guard let v else { return 1 }
+        guard let n = v.integerValue, n >= 1 else {
+            throw .rule(LNoteError(.invalid, file: file, rule: "format",
+                                   message: "format must be a positive integer, found \(v.typeName)"))
+        }
+        if n > 1 {
+            throw .rule(LNoteError(.newerFormat, file: file, rule: "format",
+                                   message: "format \(n) was written by a newer app (this version reads format 1)"))
+        }
+        return 1
+    }
+}
+
+private let keyElements = Array("elements".utf8)
+private let keyFormat = Array("format".utf8)
+private let keyPoints = Array("points".utf8)
+private let keyType = Array("type".utf8)
+private let keyID = Array("id".utf8)
+private let keyTool = Array("tool".utf8)
+private let keyColor = Array("color".utf8)
+private let keyAsset = Array("asset".utf8)
+private let keyFrame = Array("frame".utf8)
+private let keyRotation = Array("rotation".utf8)
+private let keyOpacity = Array("opacity".utf8)
+
+/// A growable Int32 buffer reused across strokes, so the hot loop writes through a raw pointer.
+private final class PointScratch {
+    var pointer: UnsafeMutablePointer<Int32>
+    var capacity: Int
+
+    init() {
+        capacity = 4096
+        pointer = .allocate(capacity: capacity)
+    }
+
+    deinit { pointer.deallocate() }
+
+    func grow() {
+        let bigger = capacity * 2
+        let p = UnsafeMutablePointer<Int32>.allocate(capacity: bigger)
+        p.moveInitialize(from: pointer, count: capacity)
+        pointer.deallocate()
+        pointer = p
+        capacity = bigger
+    }
+}
+
+/// Reads elements one after another, reusing its buffers.
+struct ElementReader {
+    private let scratch = PointScratch()
+    private var key: [UInt8] = []
+
+    /// The most `points` values stored; beyond this the stroke is invalid anyway, and the rest of
+    /// the array is only validated, so a huge array never makes us allocate more.
+    static let maxValues = ContentLimits.maxSamplesPerStroke * Stroke.fieldsPerSample
+
+    private struct PointsScan {
+        var count = 0
+        var problem: ElementProblem? = nil
+        var notArray: String? = nil
+    }
+
+    /// Reads one element value at the scanner's position. Syntax errors throw (the enclosing file
+    /// is invalid); rule violations come back as `.failure`.
+    mutating func read(_ s: inout JSONScanner) throws(JSONError) -> Result<Element, ElementProblem> {
+        s.skipWhitespace()
+        let start = s.pos
+        guard s.peek() == _lbrace else {
+            let v = try s.parseValue()
+            return .failure(ElementProblem(id: nil, rule: "element-object", message: "the element is \(v.typeName), not an object"))
+        }
+        try s.beginObject()
+        var first = true
+        var type: JSONValue? = nil, id: JSONValue? = nil, tool: JSONValue? = nil, color: JSONValue? = nil
+        var asset: JSONValue? = nil, frame: JSONValue? = nil, rotation: JSONValue? = nil, opacity: JSONValue? = nil
+        var points: PointsScan? = nil
+        while try s.nextMember(first: &first, key: &key) {
+            switch key.count {
+            case 6 where key == keyPoints: points = try readPoints(&s)
+            case 4 where key == keyType: type = try s.parseValue()
+            case 2 where key == keyID: id = try s.parseValue()
+            case 4 where key == keyTool: tool = try s.parseValue()
+            case 5 where key == keyColor: color = try s.parseValue()
+            case 5 where key == keyAsset: asset = try s.parseValue()
+            case 5 where key == keyFrame: frame = try s.parseValue()
+            case 8 where key == keyRotation: rotation = try s.parseValue()
+            case 7 where key == keyOpacity: opacity = try s.parseValue()
+            default: try s.skipValue()
+            }
+        }
+        let end = s.pos
+
+        // id: optional, but a string when present (null counts as absent).
+        var idString: String? = nil
+        switch id {
+        case nil, .null?: break
+        case .string(let v)?: idString = v
+        case let other?:
+            return .failure(ElementProblem(id: nil, rule: "id", message: "id is \(other.typeName), not a string"))
+        }
+        func fail(_ rule: String, _ message: String) -> Result<Element, ElementProblem> {
+            .failure(ElementProblem(id: idString, rule: rule, message: message))
+        }
+        guard let typeName = type?.stringValue else {
+            return fail("type", type == nil ? "the element has no type" : "type is \(type!.typeName), not a string")
+        }
+        let kind: Element.Kind
+        switch typeName {
+        case "stroke":
+            guard let colorText = color?.stringValue else {
+                return fail("color", color == nil ? "a stroke needs a color" : "color is \(color!.typeName), not a string")
+            }
+            guard let parsedColor = Color(hex: colorText) else {
+                return fail("color", "color \"\(colorText)\" is not #RRGGBB or #RRGGBBAA")
+            }
+            // A missing or unknown tool is drawn as a pen.
+            let parsedTool = tool?.stringValue.flatMap(Tool.init(rawValue:)) ?? .pen
+            guard let points else { return fail("points", "a stroke needs a points array") }
+            if let t = points.notArray { return fail("points", "points is \(t), not an array") }
+            if var p = points.problem { p.id = idString; return .failure(p) }
+            let n = points.count
+            if n % Stroke.fieldsPerSample != 0 {
+                return fail("points-length", "points has \(n) values, not a multiple of 5")
+            }
+            let values = scratch.pointer
+            var i = 0
+            while i < n {
+                let r = values[i + 2], pr = values[i + 3]
+                if !ContentLimits.radiusRange.contains(r) {
+                    return fail("radius-range", "sample \(i / 5) has radius \(r), outside 0...100000")
+                }
+                if !ContentLimits.pressureRange.contains(pr) {
+                    return fail("pressure-range", "sample \(i / 5) has pressure \(pr), outside 0...1000")
+                }
+                i += 5
+            }
+            kind = .stroke(Stroke(tool: parsedTool, color: parsedColor,
+                                  points: Array(UnsafeBufferPointer(start: values, count: n))))
+        case "image":
+            guard let name = asset?.stringValue else {
+                return fail("asset", asset == nil ? "an image needs an asset" : "asset is \(asset!.typeName), not a string")
+            }
+            guard AssetName.isValid(name) else {
+                return fail("asset", "asset \"\(name)\" is not <UUID>.jpg or <UUID>.png")
+            }
+            guard case .array(let f)? = frame, f.count == 4 else {
+                return fail("frame", frame == nil ? "an image needs a frame" : "frame is not an array of 4 integers")
+            }
+            var xywh: [Int32] = []
+            for v in f {
+                guard let n = v.integerValue, let n32 = Int32(exactly: n) else {
+                    return fail("frame", "frame values must be integers in the 32-bit range, found \(v.typeName)")
+                }
+                xywh.append(n32)
+            }
+            guard xywh[2] > 0, xywh[3] > 0 else {
+                return fail("frame", "frame width and height must be > 0 (found \(xywh[2]) x \(xywh[3]))")
+            }
+            var rot = 0
+            if let rotation, rotation != .null {
+                guard let r = rotation.integerValue, let r32 = Int32(exactly: r) else {
+                    return fail("rotation", "rotation must be an integer (thousandths of a degree), found \(rotation.typeName)")
+                }
+                rot = Int(r32)
+            }
+            var op = 1000
+            if let opacity, opacity != .null {
+                guard let o = opacity.integerValue, ContentLimits.opacityRange.contains(o) else {
+                    return fail("opacity", "opacity must be an integer from 0 to 1000, found \(opacity.integerValue.map(String.init) ?? opacity.typeName)")
+                }
+                op = Int(o)
+            }
+            kind = .image(ImagePlacement(asset: name, x: xywh[0], y: xywh[1], width: xywh[2], height: xywh[3],
+                                         rotation: rot, opacity: op))
+        default:
+            // Kept (the journal may address it, compaction writes it back) but not drawn.
+            kind = .unknown(type: typeName)
+        }
+        let json = Array(UnsafeBufferPointer(start: s.base + start, count: end - start))
+        return .success(Element(id: idString, kind: kind, json: json))
+    }
+
+    /// The hot loop: a `points` array decoded into the scratch buffer. Values that are not JSON
+    /// integers, or do not fit their field, are remembered as the first problem while the rest of
+    /// the array is still validated (the file must be valid JSON whatever the element's fate).
+    private mutating func readPoints(_ s: inout JSONScanner) throws(JSONError) -> PointsScan {
+        var result = PointsScan()
+        guard s.peek() == _lbracket else {
+            result.notArray = try s.parseValue().typeName
+            return result
+        }
+        try s.beginArray()
+        let base = s.base, end = s.count
+        var pos = s.pos
+        var out = scratch.pointer
+        var capacity = scratch.capacity
+        var n = 0
+        @inline(__always) func at(_ i: Int) -> UInt8 { i < end ? base[i] : 0 }
+        @inline(__always) func skipWS(_ pos: inout Int) {
+            while pos < end {
+                let c = base[pos]
+                if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { pos += 1 } else { return }
+            }
+        }
+        skipWS(&pos)
+        if at(pos) == _rbracket {
+            s.pos = pos + 1
+            s.depth -= 1
+            return result
+        }
+        while true {
+            let numberStart = pos
+            var c = at(pos)
+            var value: Int64 = 0
+            var fits = true
+            if c == _minus || (c >= _zero && c <= _nine) {
+                let negative = c == _minus
+                if negative { pos += 1; c = at(pos) }
+                var digits = 0
+                if c == _zero {
+                    pos += 1
+                    digits = 1
+                } else if c > _zero && c <= _nine {
+                    repeat {
+                        // No leading zeros, so 11+ digits is beyond Int32 whatever they are.
+                        if digits < 11 { value = value &* 10 &+ Int64(c &- _zero) }
+                        digits += 1
+                        pos += 1
+                        c = at(pos)
+                    } while c >= _zero && c <= _nine
+                } else {
+                    s.pos = pos
+                    throw s.error("invalid number")
+                }
+                c = at(pos)
+                if c == _dot || c == 0x65 || c == 0x45 {
+                    // Not a JSON integer: validate it with the general number scanner.
+                    s.pos = numberStart
+                    _ = try s.scanNumber()
+                    pos = s.pos
+                    fits = false
+                    if result.problem == nil {
+                        let text = String(decoding: UnsafeBufferPointer(start: base + numberStart, count: pos - numberStart), as: UTF8.self)
+                        result.problem = ElementProblem(id: nil, rule: "points-integer",
+                                                        message: "points value \(n) is \(text), not a JSON integer")
+                    }
+                } else {
+                    if negative { value = -value }
+                    if digits > 10 || value < Int64(Int32.min) || value > Int64(Int32.max) {
+                        fits = false
+                        if result.problem == nil {
+                            let text = String(decoding: UnsafeBufferPointer(start: base + numberStart, count: pos - numberStart), as: UTF8.self)
+                            result.problem = ElementProblem(id: nil, rule: ElementReader.rangeRule(field: n % 5),
+                                                            message: "points value \(n) (\(ElementReader.fieldName(n % 5)) of sample \(n / 5)) is \(text), outside the 32-bit range")
+                        }
+                    }
+                }
+            } else {
+                // A string, object, literal... validated and skipped.
+                s.pos = pos
+                let v = try s.parseValue()
+                pos = s.pos
+                fits = false
+                if result.problem == nil {
+                    result.problem = ElementProblem(id: nil, rule: "points-integer", message: "points value \(n) is \(v.typeName), not an integer")
+                }
+            }
+            if n < ElementReader.maxValues {
+                if n == capacity {
+                    scratch.grow()
+                    out = scratch.pointer
+                    capacity = scratch.capacity
+                }
+                out[n] = fits ? Int32(truncatingIfNeeded: value) : 0
+            } else if n == ElementReader.maxValues && result.problem == nil {
+                result.problem = ElementProblem(id: nil, rule: "sample-limit",
+                                                message: "the stroke has more than \(ContentLimits.maxSamplesPerStroke) samples")
+            }
+            n += 1
+            skipWS(&pos)
+            c = at(pos)
+            if c == _comma {
+                pos += 1
+                skipWS(&pos)
+                if at(pos) == _rbracket { s.pos = pos; throw s.error("expected a value after ','") }
+            } else if c == _rbracket {
+                pos += 1
+                break
+            } else {
+                s.pos = pos
+                throw s.error("expected ',' or ']' in an array")
+            }
+        }
+        s.pos = pos
+        s.depth -= 1
+        result.count = n
+        return result
+    }
+
+    static func fieldName(_ f: Int) -> String { ["x", "y", "r", "p", "t"][f] }
+
+    static func rangeRule(field: Int) -> String {
+        switch field {
+        case 0, 1: return "coordinate-range"
+        case 2: return "radius-range"
+        case 3: return "pressure-range"
+        default: return "time-range"
+        }
+    }
+}
+
+/// Asset file names: `<UUID>.jpg` or `<UUID>.png`, extension of either case, nothing else.
+public enum AssetName {
+    public static func isValid(_ name: String) -> Bool {
+        let u = Array(name.utf8)
+        guard u.count == 40, u[36] == _dot else { return false }
+        guard LNoteID(String(decoding: u[0..<36], as: UTF8.self)) != nil else { return false }
+        let ext = String(decoding: u[37...], as: UTF8.self).lowercased()
+        return ext == "jpg" || ext == "png"
+    }
+
+    /// The UUID part of a valid asset name.
+    public static func id(of name: String) -> LNoteID? {
+        guard isValid(name) else { return nil }
+        return LNoteID(String(name.utf8.prefix(36))!)
+    }
+}

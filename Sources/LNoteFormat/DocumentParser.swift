@@ -1,0 +1,235 @@
+// document.json (section 2): document metadata and the page order, validated page by page.
+
+/// One slot of the page order: a valid entry, or a page that fails because its entry is
+/// invalid (the other pages are unaffected).
+public enum PageSlot: Sendable, Equatable {
+    case valid(PageEntry)
+    /// `index` is the position in `pages`; `rawID` the id as written when it was a string.
+    case invalid(index: Int, rawID: String?, error: LNoteError)
+
+    public var entry: PageEntry? {
+        if case .valid(let e) = self { return e }
+        return nil
+    }
+
+    public var error: LNoteError? {
+        if case .invalid(_, _, let e) = self { return e }
+        return nil
+    }
+}
+
+/// The validated content of `document.json`.
+public struct DocumentInfo: Sendable, Equatable {
+    public var format: Int
+    /// The document id; nil (with a warning) when missing or not a UUID.
+    public var id: LNoteID?
+    public var title: String
+    public var createdAt: String?
+    public var modifiedAt: String?
+    /// The page order: one slot per entry of `pages`, valid or not.
+    public var pages: [PageSlot]
+    /// Warnings: invalid backgrounds replaced by defaults, bad timestamps, bad ids...
+    public var diagnostics: [Diagnostic]
+
+    public init(format: Int = 1, id: LNoteID?, title: String, createdAt: String? = nil, modifiedAt: String? = nil,
+                pages: [PageSlot], diagnostics: [Diagnostic] = []) {
+        self.format = format
+        self.id = id
+        self.title = title
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+        self.pages = pages
+        self.diagnostics = diagnostics
+    }
+
+    /// The valid page entries, in order.
+    public var validPages: [PageEntry] { pages.compactMap(\.entry) }
+}
+
+public enum DocumentParser {
+    public static let fileName = "document.json"
+    /// Canvas size range in 0.1 pt.
+    public static let sizeRange: ClosedRange<Int64> = 1...200_000
+    /// Template spacing range in 0.1 pt.
+    public static let spacingRange: ClosedRange<Int64> = 40...100_000
+
+    /// Parses `document.json`. Throws (the document fails) when it is not valid JSON, not an
+    /// object, has a newer or invalid `format`, or has no `pages` array.
+    public static func parse(_ bytes: [UInt8], file: String = fileName) throws(LNoteError) -> DocumentInfo {
+        let root: JSONValue
+        do { root = try JSONValue.parse(bytes) } catch { throw LNoteError.json(error, file: file) }
+        guard root.isObject else {
+            throw LNoteError(.invalid, file: file, rule: "document-object", message: "document.json is \(root.typeName), not an object")
+        }
+        let format = try checkFormat(root["format"], file: file)
+        var diagnostics: [Diagnostic] = []
+        func warn(_ rule: String, _ message: String, index: Int? = nil, id: String? = nil) {
+            diagnostics.append(Diagnostic(severity: .warning, file: file, elementIndex: index, elementID: id, rule: rule, message: message))
+        }
+
+        var docID: LNoteID? = nil
+        switch root["id"] {
+        case .string(let s)?:
+            docID = LNoteID(s)
+            if docID == nil { warn("document-id", "document id \"\(s)\" is not a UUID") }
+        case nil: warn("document-id", "document.json has no id")
+        case let v?: warn("document-id", "document id is \(v.typeName), not a string")
+        }
+        var title = ""
+        switch root["title"] {
+        case .string(let s)?: title = s
+        case nil, .null?: break
+        case let v?: warn("title", "title is \(v.typeName), not a string")
+        }
+        let createdAt = timestamp(root["createdAt"], name: "createdAt", warn: { warn("timestamp", $0) })
+        let modifiedAt = timestamp(root["modifiedAt"], name: "modifiedAt", warn: { warn("timestamp", $0) })
+
+        // A document without a page order cannot be read safely (tools would treat it as empty
+        // and could delete derived data), so it fails rather than being read as zero pages.
+        guard case .array(let rawPages)? = root["pages"] else {
+            throw LNoteError(.invalid, file: file, rule: "pages",
+                             message: root["pages"] == nil ? "document.json has no pages array" : "pages is \(root["pages"]!.typeName), not an array")
+        }
+        var slots: [PageSlot] = []
+        var seen = Set<LNoteID>()
+        for (index, raw) in rawPages.enumerated() {
+            let rawID = raw["id"]?.stringValue
+            func invalid(_ rule: String, _ message: String) -> PageSlot {
+                .invalid(index: index, rawID: rawID,
+                         error: LNoteError(.invalid, file: file, rule: rule, message: "page \(index + 1): \(message)"))
+            }
+            guard raw.isObject else { slots.append(invalid("page-entry", "the entry is \(raw.typeName), not an object")); continue }
+            guard let rawID else {
+                slots.append(invalid("page-id", raw["id"] == nil ? "the entry has no id" : "id is \(raw["id"]!.typeName), not a string"))
+                continue
+            }
+            guard let id = LNoteID(rawID) else { slots.append(invalid("page-id", "id \"\(rawID)\" is not a UUID")); continue }
+            // An id used twice: the later entry fails, whatever the fate of the earlier one.
+            guard seen.insert(id).inserted else { slots.append(invalid("page-duplicate-id", "id \(rawID) is used by an earlier page")); continue }
+            var size: [Int] = []
+            var sizeError: String? = nil
+            for name in ["width", "height"] {
+                guard let v = raw[name] else { sizeError = "the entry has no \(name)"; break }
+                guard let n = v.integerValue, sizeRange.contains(n) else {
+                    sizeError = "\(name) must be an integer from 1 to 200000, found \(v.integerValue.map(String.init) ?? v.typeName)"
+                    break
+                }
+                size.append(Int(n))
+            }
+            if let sizeError { slots.append(invalid("page-size", sizeError)); continue }
+
+            let pageWarn: (String) -> Void = { warn("timestamp", $0, index: index, id: rawID) }
+            var elementCount: Int? = nil
+            if let v = raw["elementCount"], v != .null {
+                if let n = v.integerValue, n >= 0 { elementCount = Int(n) } else {
+                    warn("element-count", "elementCount must be a non-negative integer, ignored", index: index, id: rawID)
+                }
+            }
+            let background = parseBackground(raw["background"]) { rule, message in
+                warn(rule, message, index: index, id: rawID)
+            }
+            slots.append(.valid(PageEntry(id: id, width: size[0], height: size[1],
+                                          createdAt: timestamp(raw["createdAt"], name: "createdAt", warn: pageWarn),
+                                          modifiedAt: timestamp(raw["modifiedAt"], name: "modifiedAt", warn: pageWarn),
+                                          elementCount: elementCount, background: background)))
+        }
+        return DocumentInfo(format: format, id: docID, title: title, createdAt: createdAt, modifiedAt: modifiedAt,
+                            pages: slots, diagnostics: diagnostics)
+    }
+
+    /// `format`: missing means 1 (as for content files); higher fails as newer; anything else
+    /// but a positive integer is invalid.
+    static func checkFormat(_ v: JSONValue?, file: String) throws(LNoteError) -> Int {
+        guard let v else { return 1 }
+        guard let n = v.integerValue, n >= 1 else {
+            throw LNoteError(.invalid, file: file, rule: "format", message: "format must be a positive integer, found \(v.typeName)")
+        }
+        guard n == 1 else {
+            throw LNoteError(.newerFormat, file: file, rule: "format",
+                             message: "format \(n) was written by a newer app (this version reads format 1); nothing was changed")
+        }
+        return 1
+    }
+
+    /// An ISO 8601 UTC timestamp, or nil with a warning when present but invalid.
+    static func timestamp(_ v: JSONValue?, name: String, warn: (String) -> Void) -> String? {
+        switch v {
+        case nil, .null?: return nil
+        case .string(let s)?:
+            if Timestamp.isValidUTC(s) { return s }
+            warn("\(name) \"\(s)\" is not an ISO 8601 UTC timestamp, ignored")
+            return nil
+        case let other?:
+            warn("\(name) is \(other.typeName), not a timestamp string, ignored")
+            return nil
+        }
+    }
+
+    /// `background`: every invalid value is replaced by its default, with a warning.
+    static func parseBackground(_ v: JSONValue?, warn: (String, String) -> Void) -> PageBackground {
+        var bg = PageBackground.default
+        guard let v, v != .null else { return bg }
+        guard v.isObject else {
+            warn("background", "background is \(v.typeName), not an object; the default is used")
+            return bg
+        }
+        if let c = v["color"] {
+            if let s = c.stringValue, let color = Color(hex: s) { bg.color = color } else {
+                warn("background-color", "background color \(describe(c)) is not #RRGGBB or #RRGGBBAA; #FFFFFF is used")
+            }
+        }
+        if let t = v["template"] {
+            if let s = t.stringValue, let template = PageBackground.Template(rawValue: s) { bg.template = template } else {
+                warn("background-template", "template \(describe(t)) is not blank, ruled, grid or dots; blank is used")
+            }
+        }
+        if let sp = v["spacing"] {
+            if let n = sp.integerValue, spacingRange.contains(n) { bg.spacing = Int(n) } else {
+                warn("background-spacing", "spacing \(describe(sp)) is not an integer from 40 to 100000; 320 is used")
+            }
+        }
+        if let lc = v["lineColor"] {
+            if let s = lc.stringValue, let color = Color(hex: s) { bg.lineColor = color } else {
+                warn("background-line-color", "lineColor \(describe(lc)) is not #RRGGBB or #RRGGBBAA; #C8D2E0 is used")
+            }
+        }
+        return bg
+    }
+
+    static func describe(_ v: JSONValue) -> String {
+        switch v {
+        case .string(let s): return "\"\(s)\""
+        case .number(let n): return n.text
+        default: return "(\(v.typeName))"
+        }
+    }
+}
+
+/// ISO 8601 timestamps in UTC: `YYYY-MM-DDTHH:MM:SS[.fraction]Z`.
+public enum Timestamp {
+    public static func isValidUTC(_ s: String) -> Bool {
+        let u = Array(s.utf8)
+        guard u.count >= 20 else { return false }
+        func digits(_ range: Range<Int>) -> Int? {
+            var v = 0
+            for i in range {
+                guard u[i] >= 0x30 && u[i] <= 0x39 else { return nil }
+                v = v * 10 + Int(u[i] - 0x30)
+            }
+            return v
+        }
+        guard let year = digits(0..<4), u[4] == 0x2D, let month = digits(5..<7), u[7] == 0x2D,
+              let day = digits(8..<10), u[10] == 0x54 /* T */, let hour = digits(11..<13), u[13] == 0x3A,
+              let minute = digits(14..<16), u[16] == 0x3A, let second = digits(17..<19) else { return false }
+        _ = year
+        guard (1...12).contains(month), (1...31).contains(day), hour <= 23, minute <= 59, second <= 60 else { return false }
+        var i = 19
+        if u[i] == 0x2E { // fraction
+            i += 1
+            let start = i
+            while i < u.count, u[i] >= 0x30 && u[i] <= 0x39 { i += 1 }
+            guard i > start else { return false }
+        }
+        return i == u.count - 1 && u[i] == 0x5A // Z
+    }
+}

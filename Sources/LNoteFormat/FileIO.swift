@@ -1,0 +1,100 @@
+// POSIX file access: reads that never follow a symbolic link, and listing of directories.
+//
+// Why POSIX and not FileManager: the package must be read without following symbolic links
+// (a link inside a package could point anywhere), which needs lstat and O_NOFOLLOW; and writes
+// need fsync of the file and its directory.
+
+import Glibc
+
+/// What is at a path, without following a final symbolic link.
+public enum FileKind: Sendable, Equatable {
+    case missing, regular, directory, symlink, other
+}
+
+public enum FileIO {
+    /// lstat: the kind of the path itself (a symbolic link is reported, not followed).
+    public static func kind(atPath path: String) -> FileKind {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return .missing }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symlink
+        default: return .other
+        }
+    }
+
+    static func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
+
+    /// Reads a whole regular file, refusing a symbolic link (O_NOFOLLOW, so a link swapped in
+    /// after a check is refused too) and anything that is not a regular file.
+    /// - Parameter display: the path to name in errors (relative to the package).
+    public static func readRegularFile(atPath path: String, display: String, maxBytes: Int = Int.max) throws(LNoteError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT { throw LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist") }
+            if code == ELOOP { throw LNoteError(.unsafePath, file: display, rule: "symlink", message: "a symbolic link is never followed") }
+            throw LNoteError(.io, file: display, rule: "read", message: "cannot open: \(errnoText(code))")
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw LNoteError(.io, file: display, rule: "read", message: "cannot stat: \(errnoText())") }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            throw LNoteError(.unsafePath, file: display, rule: "not-regular-file", message: "not a regular file")
+        }
+        let size = Int(st.st_size)
+        guard size <= maxBytes else {
+            throw LNoteError(.limit, file: display, rule: "file-size", message: "the file is \(size) bytes, more than \(maxBytes)")
+        }
+        var out = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, size - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LNoteError(.io, file: display, rule: "read", message: "read failed: \(errnoText())")
+            }
+            if n == 0 { out.removeLast(size - filled); break } // shrank while reading
+            filled += n
+        }
+        return out
+    }
+
+    /// Names in a directory (not `.`/`..`), sorted; empty when it does not exist.
+    public static func listDirectory(atPath path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, bytes.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            done += n
+        }
+        return nil
+    }
+
+    /// fsync of a directory, so a rename or unlink in it is durable.
+    static func syncDirectory(atPath path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            _ = fsync(fd)
+            close(fd)
+        }
+    }
+}

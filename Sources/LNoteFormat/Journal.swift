@@ -1,0 +1,236 @@
+// Page journal (section 5): frame decoding, replay onto a snapshot, and frame encoding.
+//
+//   offset 0  u32 LE  length   payload bytes
+//   offset 4  u32 LE  crc      CRC-32 (zlib) of the type byte followed by the payload
+//   offset 8  u8      type     1 add, 2 replace, 3 delete
+//   offset 9  payload
+//
+// Replay never throws for a bad frame (it is discarded and reported); only the page element
+// limit makes replay, and so the page, fail.
+
+import CZlib
+
+/// The three frame types. Any other type byte is discarded on replay.
+public enum JournalFrameType: UInt8, Sendable {
+    case add = 1
+    case replace = 2
+    case delete = 3
+}
+
+/// What replay did with the journal.
+public struct JournalReport: Sendable, Equatable {
+    /// What one applied frame did.
+    public enum Effect: Sendable, Equatable {
+        /// The element was appended on top (add, or replace of an id that did not exist).
+        case appended
+        /// The element replaced the one at this index (replace, or add of an existing id).
+        case replaced(index: Int)
+        /// The element at this index was deleted.
+        case deleted(index: Int)
+        /// A delete of an id that does not exist.
+        case noOp
+    }
+
+    public struct AppliedFrame: Sendable, Equatable {
+        public var offset: Int
+        public var type: JournalFrameType
+        public var elementID: String?
+        public var effect: Effect
+    }
+
+    public struct DiscardedFrame: Sendable, Equatable {
+        public enum Reason: Sendable, Equatable {
+            case crcMismatch
+            case unknownType(UInt8)
+            case zeroLength
+            /// The payload is not a valid element (or, for delete, not UTF-8 text).
+            case invalidPayload(ElementProblem)
+        }
+        public var offset: Int
+        public var typeByte: UInt8
+        public var length: Int
+        public var reason: Reason
+
+        /// A short rule name for diagnostics.
+        public var rule: String {
+            switch reason {
+            case .crcMismatch: return "journal-crc"
+            case .unknownType: return "journal-type"
+            case .zeroLength: return "journal-empty"
+            case .invalidPayload: return "journal-payload"
+            }
+        }
+
+        public var message: String {
+            switch reason {
+            case .crcMismatch: return "frame discarded: CRC mismatch"
+            case .unknownType(let t): return "frame discarded: unknown type \(t)"
+            case .zeroLength: return "frame discarded: zero-length payload"
+            case .invalidPayload(let p): return "frame discarded: invalid payload: \(p)"
+            }
+        }
+    }
+
+    public var applied: [AppliedFrame] = []
+    public var discarded: [DiscardedFrame] = []
+    /// Offset of a torn tail (a header shorter than 9 bytes, or a declared length past the end
+    /// of the file), where replay stopped; nil when the journal ends cleanly.
+    public var tornTailOffset: Int? = nil
+    /// The journal's size in bytes.
+    public var byteCount: Int = 0
+
+    public init() {}
+
+    public var appliedCount: Int { applied.count }
+    public var discardedCount: Int { discarded.count }
+    public var frameCount: Int { applied.count + discarded.count }
+
+    /// One warning per discarded frame, and one for a torn tail.
+    public func diagnostics(file: String) -> [Diagnostic] {
+        var out = discarded.map {
+            Diagnostic(severity: .warning, file: file, offset: $0.offset, rule: $0.rule, message: $0.message)
+        }
+        if let t = tornTailOffset {
+            out.append(Diagnostic(severity: .warning, file: file, offset: t, rule: "journal-torn-tail",
+                                  message: "torn tail: \(byteCount - t) bytes at the end are an incomplete frame; replay stopped there"))
+        }
+        return out
+    }
+}
+
+public enum Journal {
+    public static let headerSize = 9
+
+    /// CRC-32 (IEEE, as zlib's `crc32`) of the type byte followed by the payload.
+    public static func crc(type: UInt8, payload: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var t = type
+        var c = withUnsafePointer(to: &t) { CZlib.crc32(0, $0, 1) }
+        // zlib takes a uInt length; feed large payloads in chunks so nothing is truncated.
+        var offset = 0
+        while offset < payload.count {
+            let n = min(payload.count - offset, 1 << 30)
+            c = CZlib.crc32(c, payload.baseAddress! + offset, uInt(n))
+            offset += n
+        }
+        return UInt32(truncatingIfNeeded: c)
+    }
+
+    /// Encodes one frame.
+    public static func encodeFrame(type: UInt8, payload: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(headerSize + payload.count)
+        appendLE(UInt32(truncatingIfNeeded: payload.count), to: &out)
+        let c = payload.withUnsafeBufferPointer { crc(type: type, payload: $0) }
+        appendLE(c, to: &out)
+        out.append(type)
+        out.append(contentsOf: payload)
+        return out
+    }
+
+    public static func encodeFrame(_ type: JournalFrameType, payload: [UInt8]) -> [UInt8] {
+        encodeFrame(type: type.rawValue, payload: payload)
+    }
+
+    /// Frames for common edits.
+    public static func addFrame(_ element: Element) -> [UInt8] { encodeFrame(.add, payload: element.json) }
+    public static func replaceFrame(_ element: Element) -> [UInt8] { encodeFrame(.replace, payload: element.json) }
+    public static func deleteFrame(id: String) -> [UInt8] { encodeFrame(.delete, payload: Array(id.utf8)) }
+
+    private static func appendLE(_ v: UInt32, to out: inout [UInt8]) {
+        out.append(UInt8(v & 0xFF)); out.append(UInt8((v >> 8) & 0xFF))
+        out.append(UInt8((v >> 16) & 0xFF)); out.append(UInt8(v >> 24))
+    }
+
+    /// Applies every frame of `journal` to `elements` in order (section 5).
+    /// - Throws: `LNoteError` of kind `.limit` when replay pushes the page past `elementLimit`.
+    public static func replay(_ journal: [UInt8], onto elements: inout [Element], file: String,
+                              elementLimit: Int = ContentLimits.maxElementsPerPage) throws(LNoteError) -> JournalReport {
+        var report = JournalReport()
+        report.byteCount = journal.count
+        // Ids upper-cased once, kept parallel to `elements`, so matching is a plain comparison.
+        var keys: [String?] = elements.map { $0.id.map(idKey) }
+        func firstIndex(of key: String) -> Int? { keys.firstIndex { $0 == key } }
+
+        try journal.withUnsafeBufferPointer { (buf) throws(LNoteError) in
+            var offset = 0
+            let total = buf.count
+            while offset < total {
+                guard total - offset >= headerSize else {
+                    report.tornTailOffset = offset
+                    break
+                }
+                let length = Int(readLE(buf, offset))
+                let storedCRC = readLE(buf, offset + 4)
+                let typeByte = buf[offset + 8]
+                // A declared length past the end of the file: a torn tail (compared by
+                // subtraction so a huge length cannot overflow).
+                guard length <= total - offset - headerSize else {
+                    report.tornTailOffset = offset
+                    break
+                }
+                let payload = UnsafeBufferPointer(rebasing: buf[(offset + headerSize)..<(offset + headerSize + length)])
+                let frameOffset = offset
+                offset += headerSize + length
+                func discard(_ reason: JournalReport.DiscardedFrame.Reason) {
+                    report.discarded.append(.init(offset: frameOffset, typeByte: typeByte, length: length, reason: reason))
+                }
+                guard crc(type: typeByte, payload: payload) == storedCRC else { discard(.crcMismatch); continue }
+                guard let type = JournalFrameType(rawValue: typeByte) else { discard(.unknownType(typeByte)); continue }
+                guard length > 0 else { discard(.zeroLength); continue }
+                switch type {
+                case .add, .replace:
+                    let element: Element
+                    switch ContentParser.parseElement(payload) {
+                    case .success(let e): element = e
+                    case .failure(let p): discard(.invalidPayload(p)); continue
+                    }
+                    // An element without an id cannot match anything: it is appended.
+                    let key = element.id.map(idKey)
+                    if let key, let i = firstIndex(of: key) {
+                        elements[i] = element
+                        keys[i] = key
+                        report.applied.append(.init(offset: frameOffset, type: type, elementID: element.id, effect: .replaced(index: i)))
+                    } else {
+                        elements.append(element)
+                        keys.append(key)
+                        report.applied.append(.init(offset: frameOffset, type: type, elementID: element.id, effect: .appended))
+                        if elements.count > elementLimit {
+                            throw LNoteError(.limit, file: file, rule: "element-limit",
+                                             message: "journal replay (frame at offset \(frameOffset)) pushes the page past \(elementLimit) elements")
+                        }
+                    }
+                case .delete:
+                    guard let id = String(validating: payload, as: UTF8.self) else {
+                        discard(.invalidPayload(ElementProblem(id: nil, rule: "id", message: "the deleted id is not UTF-8 text")))
+                        continue
+                    }
+                    if let i = firstIndex(of: idKey(id)) {
+                        elements.remove(at: i)
+                        keys.remove(at: i)
+                        report.applied.append(.init(offset: frameOffset, type: type, elementID: id, effect: .deleted(index: i)))
+                    } else {
+                        report.applied.append(.init(offset: frameOffset, type: type, elementID: id, effect: .noOp))
+                    }
+                }
+            }
+        }
+        return report
+    }
+
+    private static func readLE(_ buf: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32 {
+        UInt32(buf[i]) | UInt32(buf[i + 1]) << 8 | UInt32(buf[i + 2]) << 16 | UInt32(buf[i + 3]) << 24
+    }
+}
+
+/// Ids are compared case-insensitively (ASCII case: UUIDs are hex); this is the comparison key.
+@inline(__always) func idKey(_ id: String) -> String {
+    String(decoding: id.utf8.map { ($0 >= 0x61 && $0 <= 0x7A) ? $0 - 32 : $0 }, as: UTF8.self)
+}
+
+extension Element {
+    /// Whether this element's id equals `id`, compared case-insensitively.
+    public func hasID(_ id: String) -> Bool {
+        guard let own = self.id else { return false }
+        return idKey(own) == idKey(id)
+    }
+}

@@ -1,0 +1,343 @@
+// Reading (and the few sanctioned writes into) one `.lnote` package directory.
+//
+// Safety rules applied everywhere here:
+// - A path is built from an id only after the id is checked to be a UUID (`LNoteID`), and from
+//   an asset name only after it is checked to be `<UUID>.jpg|png` (`AssetName`).
+// - Symbolic links are never followed inside the package: the package directory, `pages/`,
+//   `assets/`, `thumbnails/` are checked with lstat, and files are opened with O_NOFOLLOW.
+
+import Foundation
+import Glibc
+
+/// A page read from disk: the snapshot with the journal replayed.
+public struct LoadedPage: Sendable, Equatable {
+    public var entry: PageEntry
+    /// The page's current elements in z-order.
+    public var elements: [Element]
+    /// Warnings: skipped elements of the snapshot, discarded journal frames, a torn tail.
+    public var diagnostics: [Diagnostic]
+    /// What replay did; nil when the page has no journal.
+    public var journal: JournalReport?
+    /// The content file read, relative to the package (`pages/<UUID>.content`).
+    public var contentFile: String
+    /// The journal read, relative to the package, if there is one.
+    public var journalFile: String?
+    /// How many elements of the snapshot were skipped as invalid.
+    public var skippedSnapshotElements: Int
+}
+
+/// A file in `assets/` with a valid asset name.
+public struct AssetFile: Sendable, Equatable {
+    public var name: String
+    public var id: LNoteID
+    /// Relative to the package: `assets/<name>`.
+    public var relativePath: String
+}
+
+/// An entry of `thumbnails/`. `pageID` is set when the name is `<UUID>.jpg`.
+public struct ThumbnailFile: Sendable, Equatable {
+    public var name: String
+    public var pageID: LNoteID?
+    public var kind: FileKind
+    public var relativePath: String
+}
+
+/// What `compact` did.
+public struct CompactionResult: Sendable, Equatable {
+    /// False when there was no journal (nothing to do).
+    public var compacted: Bool
+    public var elementCount: Int
+    public var report: JournalReport?
+}
+
+public struct LNotePackage: Sendable {
+    public static let pagesDirectory = "pages"
+    public static let assetsDirectory = "assets"
+    public static let thumbnailsDirectory = "thumbnails"
+
+    public let url: URL
+    /// The package directory's path, without a trailing slash.
+    public let path: String
+    public let document: DocumentInfo
+
+    /// The page order: each slot a valid entry or an invalid page with its error.
+    public var pages: [PageSlot] { document.pages }
+
+    /// Opens a package: checks the directory and reads and validates `document.json`.
+    /// - Throws: when the package is not a real directory, or the document fails (document.json
+    ///   missing, not valid JSON, not an object, a newer format, no pages array).
+    public static func open(at url: URL) throws(LNoteError) -> LNotePackage {
+        var path = url.path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        switch FileIO.kind(atPath: path) {
+        case .directory: break
+        case .missing: throw LNoteError(.missing, file: path, rule: "package", message: "the package directory does not exist")
+        case .symlink: throw LNoteError(.unsafePath, file: path, rule: "symlink", message: "the package is a symbolic link, which is never followed")
+        default: throw LNoteError(.invalid, file: path, rule: "package", message: "the package is not a directory")
+        }
+        let bytes = try FileIO.readRegularFile(atPath: path + "/" + DocumentParser.fileName, display: DocumentParser.fileName)
+        let document = try DocumentParser.parse(bytes)
+        return LNotePackage(url: url, path: path, document: document)
+    }
+
+    private init(url: URL, path: String, document: DocumentInfo) {
+        self.url = url
+        self.path = path
+        self.document = document
+    }
+
+    /// Absolute path of a path relative to the package.
+    public func absolutePath(_ relative: String) -> String { path + "/" + relative }
+
+    // MARK: pages
+
+    /// Loads the page in slot `index` of the page order. An invalid slot throws its error.
+    public func loadPage(at index: Int) throws(LNoteError) -> LoadedPage {
+        guard pages.indices.contains(index) else {
+            throw LNoteError(.invalid, file: DocumentParser.fileName, rule: "page-index",
+                             message: "there is no page \(index + 1) (the document has \(pages.count))")
+        }
+        switch pages[index] {
+        case .valid(let entry): return try loadPage(entry)
+        case .invalid(_, _, let error): throw error
+        }
+    }
+
+    /// Loads a page: reads the snapshot, replays the journal.
+    /// - Throws: when the content file is missing, unreadable, a symbolic link, not valid JSON,
+    ///   of a newer format, or over the element limit (also after replay).
+    public func loadPage(_ entry: PageEntry) throws(LNoteError) -> LoadedPage {
+        let contentFile = try pageFile(entry.id, extension: "content", required: true)!
+        let content = try ContentParser.parse(FileIO.readRegularFile(atPath: absolutePath(contentFile), display: contentFile),
+                                              file: contentFile)
+        var elements = content.elements
+        var diagnostics = content.diagnostics
+        var report: JournalReport? = nil
+        let journalFile = try pageFile(entry.id, extension: "journal", required: false)
+        if let journalFile {
+            let bytes = try FileIO.readRegularFile(atPath: absolutePath(journalFile), display: journalFile)
+            let r = try Journal.replay(bytes, onto: &elements, file: journalFile)
+            diagnostics += r.diagnostics(file: journalFile)
+            report = r
+        }
+        return LoadedPage(entry: entry, elements: elements, diagnostics: diagnostics, journal: report,
+                          contentFile: contentFile, journalFile: journalFile,
+                          skippedSnapshotElements: content.diagnostics.count)
+    }
+
+    /// Finds `pages/<id>.<ext>`: the exact name (as the id is written) first, then any file whose
+    /// id part matches case-insensitively. Returns the relative path, or nil when absent and not
+    /// required. A symbolic link is refused, never skipped over.
+    public func pageFile(_ id: LNoteID, extension ext: String, required: Bool) throws(LNoteError) -> String? {
+        let dir = LNotePackage.pagesDirectory
+        let exact = "\(dir)/\(id.original).\(ext)"
+        func missing() -> LNoteError {
+            LNoteError(.missing, file: exact, rule: "missing", message: "the page's \(ext) file does not exist")
+        }
+        switch FileIO.kind(atPath: absolutePath(dir)) {
+        case .directory: break
+        case .symlink: throw LNoteError(.unsafePath, file: dir, rule: "symlink", message: "pages/ is a symbolic link, which is never followed")
+        case .missing: if required { throw missing() } else { return nil }
+        default: throw LNoteError(.invalid, file: dir, rule: "pages", message: "pages/ is not a directory")
+        }
+        if try checkedKind(exact) != .missing { return exact }
+        let suffix = "." + ext
+        for name in FileIO.listDirectory(atPath: absolutePath(dir)) where name.hasSuffix(suffix) && name.utf8.count == 36 + suffix.utf8.count {
+            if let other = LNoteID(String(name.dropLast(suffix.count))), other == id {
+                let rel = "\(dir)/\(name)"
+                _ = try checkedKind(rel)
+                return rel
+            }
+        }
+        if required { throw missing() }
+        return nil
+    }
+
+    /// lstat of a relative path; a symbolic link or a non-file is an error.
+    private func checkedKind(_ relative: String) throws(LNoteError) -> FileKind {
+        let k = FileIO.kind(atPath: absolutePath(relative))
+        switch k {
+        case .missing, .regular: return k
+        case .symlink: throw LNoteError(.unsafePath, file: relative, rule: "symlink", message: "a symbolic link is never followed")
+        default: throw LNoteError(.unsafePath, file: relative, rule: "not-regular-file", message: "not a regular file")
+        }
+    }
+
+    /// A subdirectory of the package that must be a real directory (not a link) when present.
+    private func directoryKind(_ dir: String) throws(LNoteError) -> FileKind {
+        let k = FileIO.kind(atPath: absolutePath(dir))
+        switch k {
+        case .directory, .missing: return k
+        case .symlink: throw LNoteError(.unsafePath, file: dir, rule: "symlink", message: "\(dir)/ is a symbolic link, which is never followed")
+        default: throw LNoteError(.invalid, file: dir, rule: "directory", message: "\(dir)/ is not a directory")
+        }
+    }
+
+    // MARK: assets
+
+    /// Resolves an asset name to a regular file in `assets/`: the name must be `<UUID>.jpg` or
+    /// `<UUID>.png` (any extension case); exact name first, then a case-insensitive match.
+    /// Returns the relative path.
+    public func resolveAsset(_ name: String) throws(LNoteError) -> String {
+        let dir = LNotePackage.assetsDirectory
+        guard AssetName.isValid(name) else {
+            throw LNoteError(.unsafePath, file: "\(dir)/", rule: "asset",
+                             message: "asset name \(name.debugDescription) is not <UUID>.jpg or <UUID>.png")
+        }
+        let exact = "\(dir)/\(name)"
+        guard try directoryKind(dir) == .directory else {
+            throw LNoteError(.missing, file: exact, rule: "missing", message: "the asset does not exist (no assets/ directory)")
+        }
+        if try checkedKind(exact) == .regular { return exact }
+        let wanted = name.lowercased()
+        for candidate in FileIO.listDirectory(atPath: absolutePath(dir)) where candidate.lowercased() == wanted {
+            let rel = "\(dir)/\(candidate)"
+            if try checkedKind(rel) == .regular { return rel }
+        }
+        throw LNoteError(.missing, file: exact, rule: "missing", message: "the asset does not exist")
+    }
+
+    /// The bytes of an asset (see `resolveAsset`), read without following links.
+    public func readAsset(_ name: String, maxBytes: Int = Int.max) throws(LNoteError) -> [UInt8] {
+        let rel = try resolveAsset(name)
+        return try FileIO.readRegularFile(atPath: absolutePath(rel), display: rel, maxBytes: maxBytes)
+    }
+
+    /// Regular files in `assets/` with a valid asset name, sorted by name. Links and other names
+    /// are left out.
+    public func assetFiles() throws(LNoteError) -> [AssetFile] {
+        let dir = LNotePackage.assetsDirectory
+        guard try directoryKind(dir) == .directory else { return [] }
+        return FileIO.listDirectory(atPath: absolutePath(dir)).compactMap { name in
+            guard let id = AssetName.id(of: name),
+                  FileIO.kind(atPath: absolutePath("\(dir)/\(name)")) == .regular else { return nil }
+            return AssetFile(name: name, id: id, relativePath: "\(dir)/\(name)")
+        }
+    }
+
+    // MARK: thumbnails and manifest
+
+    /// Every entry of `thumbnails/` (so `gc` can find orphans), sorted by name.
+    public func thumbnailFiles() throws(LNoteError) -> [ThumbnailFile] {
+        let dir = LNotePackage.thumbnailsDirectory
+        guard try directoryKind(dir) == .directory else { return [] }
+        return FileIO.listDirectory(atPath: absolutePath(dir)).map { name in
+            var pageID: LNoteID? = nil
+            if name.utf8.count == 40, name.lowercased().hasSuffix(".jpg") { pageID = LNoteID(String(name.prefix(36))) }
+            return ThumbnailFile(name: name, pageID: pageID, kind: FileIO.kind(atPath: absolutePath("\(dir)/\(name)")),
+                                 relativePath: "\(dir)/\(name)")
+        }
+    }
+
+    /// `thumbnails/<UUID>.jpg` for a page (canonical upper-case id).
+    public static func thumbnailPath(for page: LNoteID) -> String { Manifest.coverPath(for: page) }
+
+    /// Writes a page's thumbnail atomically, creating `thumbnails/` if needed.
+    public func writeThumbnail(_ jpeg: [UInt8], for page: LNoteID) throws(LNoteError) {
+        let dir = LNotePackage.thumbnailsDirectory
+        if try directoryKind(dir) == .missing {
+            guard mkdir(absolutePath(dir), 0o755) == 0 || errno == EEXIST else {
+                throw LNoteError(.io, file: dir, rule: "write", message: "cannot create thumbnails/: \(FileIO.errnoText())")
+            }
+            _ = try directoryKind(dir)
+            FileIO.syncDirectory(atPath: path)
+        }
+        let rel = LNotePackage.thumbnailPath(for: page)
+        try AtomicFile.write(jpeg, toPath: absolutePath(rel), display: rel)
+    }
+
+    /// Reads `manifest.json` (throws `.missing` when absent).
+    public func readManifest() throws(LNoteError) -> Manifest {
+        let bytes = try FileIO.readRegularFile(atPath: absolutePath(Manifest.fileName), display: Manifest.fileName)
+        return try Manifest.parse(bytes)
+    }
+
+    /// Writes `manifest.json` atomically. The caller writes the cover thumbnail first (section 3).
+    public func writeManifest(_ manifest: Manifest) throws(LNoteError) {
+        try AtomicFile.write(manifest.jsonBytes(), toPath: absolutePath(Manifest.fileName), display: Manifest.fileName)
+    }
+
+    /// Writes any file of the package atomically. `relative` must be `<name>` or `<dir>/<name>`
+    /// with dir one of pages, assets, thumbnails (an existing real directory) and a plain name.
+    public func writeFile(_ bytes: [UInt8], relativePath relative: String) throws(LNoteError) {
+        try checkPlainRelativePath(relative)
+        try AtomicFile.write(bytes, toPath: absolutePath(relative), display: relative)
+    }
+
+    /// Deletes a regular file of the package (for `gc`: stray temporary files, orphan thumbnails).
+    /// Same path rules as `writeFile`.
+    public func deleteFile(relativePath relative: String) throws(LNoteError) {
+        try checkPlainRelativePath(relative)
+        guard try checkedKind(relative) == .regular else {
+            throw LNoteError(.missing, file: relative, rule: "missing", message: "the file does not exist")
+        }
+        guard unlink(absolutePath(relative)) == 0 else {
+            throw LNoteError(.io, file: relative, rule: "delete", message: "cannot delete: \(FileIO.errnoText())")
+        }
+        FileIO.syncDirectory(atPath: AtomicFile.split(absolutePath(relative)).dir)
+    }
+
+    private func checkPlainRelativePath(_ relative: String) throws(LNoteError) {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let dirs = [LNotePackage.pagesDirectory, LNotePackage.assetsDirectory, LNotePackage.thumbnailsDirectory]
+        let name = parts.last ?? ""
+        guard parts.count <= 2, parts.count == 1 || dirs.contains(parts[0]),
+              !name.isEmpty, name != ".", name != "..", !name.utf8.contains(0) else {
+            throw LNoteError(.unsafePath, file: relative, rule: "path", message: "not a plain file path inside the package")
+        }
+        if parts.count == 2, try directoryKind(parts[0]) != .directory {
+            throw LNoteError(.missing, file: parts[0], rule: "missing", message: "\(parts[0])/ does not exist")
+        }
+    }
+
+    /// Temporary files left by interrupted atomic writes, relative to the package: in the
+    /// package directory, pages/, assets/ and thumbnails/.
+    public func strayTemporaryFiles() -> [String] {
+        var out = AtomicFile.strayTemporaryFiles(inDirectory: path)
+        for dir in [LNotePackage.pagesDirectory, LNotePackage.assetsDirectory, LNotePackage.thumbnailsDirectory]
+        where FileIO.kind(atPath: absolutePath(dir)) == .directory {
+            out += AtomicFile.strayTemporaryFiles(inDirectory: absolutePath(dir)).map { "\(dir)/\($0)" }
+        }
+        return out
+    }
+
+    // MARK: compaction
+
+    /// Compacts a page: the replayed elements are written as a new snapshot (atomically, each
+    /// element's JSON unchanged, format 1), then the journal is removed.
+    ///
+    /// Interrupted between the two steps, the journal is replayed over the new snapshot on the
+    /// next load. That gives the same elements only if replay is idempotent for this journal,
+    /// which the format intends but which ids shared by several elements or elements without
+    /// an id can break; so before writing, the replay is run again over the new snapshot in
+    /// memory, and compaction is refused when the result would differ. Compacting again after
+    /// an interruption is safe and finishes the job.
+    ///
+    /// Also refused (unless `dropInvalidElements`) when the snapshot has invalid elements: they
+    /// are skipped on load and would be lost for good.
+    public func compact(_ entry: PageEntry, dropInvalidElements: Bool = false) throws(LNoteError) -> CompactionResult {
+        let page = try loadPage(entry)
+        guard let journalFile = page.journalFile else {
+            return CompactionResult(compacted: false, elementCount: page.elements.count, report: nil)
+        }
+        if page.skippedSnapshotElements > 0 && !dropInvalidElements {
+            throw LNoteError(.invalid, file: page.contentFile, rule: "compaction-would-drop",
+                             message: "\(page.skippedSnapshotElements) invalid element(s) in the snapshot would be lost; not compacted")
+        }
+        let snapshot = ContentWriter.snapshot(page.elements)
+        let journal = try FileIO.readRegularFile(atPath: absolutePath(journalFile), display: journalFile)
+        // The replay over the new snapshot, as after a crash between the two steps.
+        var again = try ContentParser.parse(snapshot, file: page.contentFile).elements
+        _ = try Journal.replay(journal, onto: &again, file: journalFile)
+        guard again == page.elements else {
+            throw LNoteError(.invalid, file: journalFile, rule: "compaction-not-idempotent",
+                             message: "replaying this journal over the compacted snapshot would give a different page (shared or missing ids); not compacted")
+        }
+        try AtomicFile.write(snapshot, toPath: absolutePath(page.contentFile), display: page.contentFile)
+        guard unlink(absolutePath(journalFile)) == 0 || errno == ENOENT else {
+            throw LNoteError(.io, file: journalFile, rule: "delete", message: "snapshot written but the journal could not be removed: \(FileIO.errnoText())")
+        }
+        FileIO.syncDirectory(atPath: absolutePath(LNotePackage.pagesDirectory))
+        return CompactionResult(compacted: true, elementCount: page.elements.count, report: page.journal)
+    }
+}

@@ -1,0 +1,295 @@
+// The package reader and writer: lookup, path safety, symbolic links, atomic writes, compaction.
+
+import Foundation
+import XCTest
+@testable import LNoteFormat
+
+final class PackageTests: XCTestCase {
+    let fm = FileManager.default
+
+    func stroke(_ id: String, x: Int32 = 1) -> Element {
+        Element.stroke(id: id, color: Color(r: 0, g: 0, b: 0), points: [x, 2, 3, 4, 5])
+    }
+
+    /// A package with page1 (A, B + journal: add C, delete A) and page2 (one stroke), one asset.
+    func makeStandardPackage() throws -> URL {
+        let dir = try makeTemporaryDirectory(self)
+        return try makePackage(in: dir, files: [
+            "document.json": bytes(documentJSON(pages: [pageEntryJSON(TestIDs.page1), pageEntryJSON(TestIDs.page2)])),
+            "pages/\(TestIDs.page1).content": ContentWriter.snapshot([stroke("A"), stroke("B")]),
+            "pages/\(TestIDs.page1).journal": Journal.addFrame(stroke("C")) + Journal.deleteFrame(id: "a"),
+            "pages/\(TestIDs.page2).content": ContentWriter.snapshot([stroke("X")]),
+            "assets/\(TestIDs.asset).jpg": [0xFF, 0xD8, 0xFF, 0xE0],
+        ])
+    }
+
+    func error(_ body: () throws -> Void) -> LNoteError? {
+        do { try body(); return nil } catch { return error as? LNoteError }
+    }
+
+    func testOpenAndLoadPagesWithJournal() throws {
+        let pkg = try LNotePackage.open(at: makeStandardPackage())
+        XCTAssertEqual(pkg.pages.count, 2)
+        let p1 = try pkg.loadPage(at: 0)
+        XCTAssertEqual(p1.elements.map(\.id), ["B", "C"])
+        XCTAssertEqual(p1.contentFile, "pages/\(TestIDs.page1).content")
+        XCTAssertEqual(p1.journalFile, "pages/\(TestIDs.page1).journal")
+        XCTAssertEqual(p1.journal?.appliedCount, 2)
+        let p2 = try pkg.loadPage(at: 1)
+        XCTAssertEqual(p2.elements.map(\.id), ["X"])
+        XCTAssertNil(p2.journal)
+    }
+
+    func testTrailingSlashAndMissingPackage() throws {
+        let url = try makeStandardPackage()
+        XCTAssertNoThrow(try LNotePackage.open(at: URL(fileURLWithPath: url.path + "/")))
+        XCTAssertEqual(error { _ = try LNotePackage.open(at: url.appendingPathComponent("nope")) }?.kind, .missing)
+        try fm.removeItem(at: url.appendingPathComponent("document.json"))
+        let e = error { _ = try LNotePackage.open(at: url) }
+        XCTAssertEqual(e?.kind, .missing)
+        XCTAssertEqual(e?.file, "document.json")
+    }
+
+    func testContentLookupExactThenCaseInsensitive() throws {
+        let url = try makeStandardPackage()
+        let pages = url.appendingPathComponent("pages")
+        try fm.moveItem(at: pages.appendingPathComponent("\(TestIDs.page2).content"),
+                        to: pages.appendingPathComponent("\(TestIDs.page2.lowercased()).content"))
+        let pkg = try LNotePackage.open(at: url)
+        let p2 = try pkg.loadPage(at: 1)
+        XCTAssertEqual(p2.contentFile, "pages/\(TestIDs.page2.lowercased()).content")
+        // Exact name wins over a case variant.
+        try Data(ContentWriter.snapshot([])).write(to: pages.appendingPathComponent("\(TestIDs.page2).content"))
+        XCTAssertEqual(try pkg.loadPage(at: 1).elements.count, 0)
+    }
+
+    func testMissingContentFailsOnlyThatPage() throws {
+        let url = try makeStandardPackage()
+        try fm.removeItem(at: url.appendingPathComponent("pages/\(TestIDs.page2).content"))
+        let pkg = try LNotePackage.open(at: url)
+        XCTAssertNoThrow(try pkg.loadPage(at: 0))
+        let e = error { _ = try pkg.loadPage(at: 1) }
+        XCTAssertEqual(e?.kind, .missing)
+        XCTAssertEqual(e?.file, "pages/\(TestIDs.page2).content")
+    }
+
+    func testNonUUIDPageIdsNeverBecomePaths() throws {
+        let dir = try makeTemporaryDirectory(self)
+        // A file the traversal would reach if the id were used as a path.
+        try Data(ContentWriter.snapshot([])).write(to: dir.appendingPathComponent("x.content"))
+        let url = try makePackage(in: dir, files: [
+            "document.json": bytes(documentJSON(pages: [pageEntryJSON("../../x"), pageEntryJSON("/etc/passwd"),
+                                                        pageEntryJSON("\\u0000\(TestIDs.page1.dropFirst())")])),
+        ])
+        let pkg = try LNotePackage.open(at: url)
+        for i in 0..<3 {
+            XCTAssertEqual(error { _ = try pkg.loadPage(at: i) }?.rule, "page-id")
+        }
+    }
+
+    func testSymlinksInsideThePackageAreRefused() throws {
+        let url = try makeStandardPackage()
+        let outside = url.deletingLastPathComponent().appendingPathComponent("outside")
+        try fm.createDirectory(at: outside, withIntermediateDirectories: true)
+        let secret = outside.appendingPathComponent("secret.content")
+        try Data(ContentWriter.snapshot([stroke("SECRET")])).write(to: secret)
+
+        // Content file that is a link.
+        let content = url.appendingPathComponent("pages/\(TestIDs.page2).content")
+        try fm.removeItem(at: content)
+        try fm.createSymbolicLink(at: content, withDestinationURL: secret)
+        var pkg = try LNotePackage.open(at: url)
+        XCTAssertEqual(error { _ = try pkg.loadPage(at: 1) }?.kind, .unsafePath)
+        // Also through the case-insensitive fallback.
+        try fm.moveItem(at: content, to: url.appendingPathComponent("pages/\(TestIDs.page2.lowercased()).content"))
+        XCTAssertEqual(error { _ = try pkg.loadPage(at: 1) }?.kind, .unsafePath)
+
+        // Journal that is a link.
+        let journal = url.appendingPathComponent("pages/\(TestIDs.page1).journal")
+        try fm.removeItem(at: journal)
+        try fm.createSymbolicLink(at: journal, withDestinationURL: secret)
+        XCTAssertEqual(error { _ = try pkg.loadPage(at: 0) }?.kind, .unsafePath)
+        try fm.removeItem(at: journal)
+
+        // Asset that is a link, and assets/ that is a link.
+        let asset = url.appendingPathComponent("assets/\(TestIDs.asset).png")
+        try fm.createSymbolicLink(at: asset, withDestinationURL: secret)
+        XCTAssertEqual(error { _ = try pkg.readAsset("\(TestIDs.asset).png") }?.kind, .unsafePath)
+        XCTAssertEqual(try pkg.assetFiles().map(\.name), ["\(TestIDs.asset).jpg"])
+
+        // document.json that is a link.
+        let doc = url.appendingPathComponent("document.json")
+        let realDoc = outside.appendingPathComponent("document.json")
+        try fm.moveItem(at: doc, to: realDoc)
+        try fm.createSymbolicLink(at: doc, withDestinationURL: realDoc)
+        XCTAssertEqual(error { _ = try LNotePackage.open(at: url) }?.kind, .unsafePath)
+        try fm.removeItem(at: doc)
+        try fm.moveItem(at: realDoc, to: doc)
+        pkg = try LNotePackage.open(at: url)
+
+        // pages/ and assets/ that are links.
+        let assets = url.appendingPathComponent("assets")
+        try fm.removeItem(at: assets)
+        try fm.createSymbolicLink(at: assets, withDestinationURL: outside)
+        XCTAssertEqual(error { _ = try pkg.readAsset("\(TestIDs.asset).jpg") }?.kind, .unsafePath)
+        XCTAssertEqual(error { _ = try pkg.assetFiles() }?.kind, .unsafePath)
+        let pages = url.appendingPathComponent("pages")
+        try fm.moveItem(at: pages, to: outside.appendingPathComponent("pages"))
+        try fm.createSymbolicLink(at: pages, withDestinationURL: outside.appendingPathComponent("pages"))
+        XCTAssertEqual(error { _ = try pkg.loadPage(at: 0) }?.kind, .unsafePath)
+
+        // The package itself as a link.
+        let link = url.deletingLastPathComponent().appendingPathComponent("link.lnote")
+        try fm.createSymbolicLink(at: link, withDestinationURL: url)
+        XCTAssertEqual(error { _ = try LNotePackage.open(at: link) }?.kind, .unsafePath)
+    }
+
+    func testAssetNamesAreCheckedBeforeAnyPathIsBuilt() throws {
+        let url = try makeStandardPackage()
+        let pkg = try LNotePackage.open(at: url)
+        XCTAssertEqual(try pkg.readAsset("\(TestIDs.asset).jpg"), [0xFF, 0xD8, 0xFF, 0xE0])
+        XCTAssertEqual(try pkg.resolveAsset("\(TestIDs.asset.lowercased()).JPG"), "assets/\(TestIDs.asset).jpg")
+        for bad in ["../../etc/passwd", "/etc/passwd", "x.jpg", "\(TestIDs.asset).jpg\u{0}", "\u{0}\(TestIDs.asset).jpg",
+                    "../\(TestIDs.asset).jpg", "assets/\(TestIDs.asset).jpg", "\(TestIDs.asset).gif", ".", "..", ""] {
+            XCTAssertEqual(error { _ = try pkg.readAsset(bad) }?.kind, .unsafePath, bad)
+        }
+        // A directory with a valid asset name is not read.
+        let other = "22222222-2222-4333-8444-555555555555.png"
+        try fm.createDirectory(at: url.appendingPathComponent("assets/\(other)"), withIntermediateDirectories: false)
+        XCTAssertEqual(error { _ = try pkg.readAsset(other) }?.kind, .unsafePath)
+        XCTAssertEqual(error { _ = try pkg.readAsset("33333333-2222-4333-8444-555555555555.png") }?.kind, .missing)
+        // Listing leaves out directories and other names.
+        try Data([1]).write(to: url.appendingPathComponent("assets/notes.txt"))
+        XCTAssertEqual(try pkg.assetFiles().map(\.name), ["\(TestIDs.asset).jpg"])
+    }
+
+    func testThumbnailsAndManifest() throws {
+        let url = try makeStandardPackage()
+        let pkg = try LNotePackage.open(at: url)
+        try fm.removeItem(at: url.appendingPathComponent("thumbnails"))
+        XCTAssertEqual(try pkg.thumbnailFiles(), [])
+        try pkg.writeThumbnail([1, 2, 3], for: LNoteID(TestIDs.page1.lowercased())!)
+        try Data([9]).write(to: url.appendingPathComponent("thumbnails/stray.png"))
+        let thumbs = try pkg.thumbnailFiles()
+        XCTAssertEqual(thumbs.map(\.name), ["\(TestIDs.page1).jpg", "stray.png"])
+        XCTAssertEqual(thumbs.map(\.pageID), [LNoteID(TestIDs.page1), nil])
+        XCTAssertEqual(error { _ = try pkg.readManifest() }?.kind, .missing)
+        let m = Manifest(document: pkg.document)
+        try pkg.writeManifest(m)
+        XCTAssertEqual(try pkg.readManifest(), m)
+        XCTAssertEqual(m.cover, "thumbnails/\(TestIDs.page1).jpg")
+        XCTAssertTrue(pkg.strayTemporaryFiles().isEmpty)
+    }
+
+    func testAtomicWriteLeavesNoTemporaryFileAndOldFileSurvivesAFailure() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let target = dir.appendingPathComponent("file.json").path
+        try AtomicFile.write(bytes("old"), toPath: target)
+        XCTAssertEqual(FileIO.listDirectory(atPath: dir.path), ["file.json"])
+        try AtomicFile.write(bytes("new"), toPath: target)
+        XCTAssertEqual(try FileIO.readRegularFile(atPath: target, display: "f"), bytes("new"))
+        XCTAssertEqual(FileIO.listDirectory(atPath: dir.path), ["file.json"])
+        for stage in [AtomicFile.Stage.afterTempWrite, .beforeRename] {
+            XCTAssertThrowsError(try AtomicFile.write(bytes("broken"), toPath: target, display: nil, failAt: stage))
+            XCTAssertEqual(try FileIO.readRegularFile(atPath: target, display: "f"), bytes("new"))
+            XCTAssertEqual(FileIO.listDirectory(atPath: dir.path), ["file.json"])
+        }
+        // A write into a missing directory fails cleanly.
+        XCTAssertThrowsError(try AtomicFile.write(bytes("x"), toPath: dir.appendingPathComponent("no/such").path))
+        // Writing over a symbolic link replaces the link, never the file it points to.
+        let victim = dir.appendingPathComponent("victim").path
+        try AtomicFile.write(bytes("keep"), toPath: victim)
+        let link = dir.appendingPathComponent("link").path
+        try fm.createSymbolicLink(atPath: link, withDestinationPath: victim)
+        try AtomicFile.write(bytes("replaced"), toPath: link)
+        XCTAssertEqual(try FileIO.readRegularFile(atPath: victim, display: "v"), bytes("keep"))
+        XCTAssertEqual(FileIO.kind(atPath: link), .regular)
+    }
+
+    func testTemporaryFileNames() throws {
+        let name = AtomicFile.temporaryName(for: "manifest.json")
+        XCTAssertTrue(name.hasPrefix(".manifest.json.tmp-"))
+        XCTAssertTrue(AtomicFile.isTemporaryFileName(name))
+        for yes in [".a.tmp-", ".document.json.tmp-1234", ".X.content.tmp-zz.tmp-"] { XCTAssertTrue(AtomicFile.isTemporaryFileName(yes), yes) }
+        for no in ["manifest.json", ".tmp-123", "..tmp-1", "a.tmp-1", ".hidden", ".a.tmp"] { XCTAssertFalse(AtomicFile.isTemporaryFileName(no), no) }
+        let url = try makeStandardPackage()
+        try Data([1]).write(to: url.appendingPathComponent(".manifest.json.tmp-abc"))
+        try Data([1]).write(to: url.appendingPathComponent("pages/.\(TestIDs.page1).content.tmp-1"))
+        try Data([1]).write(to: url.appendingPathComponent("thumbnails/.\(TestIDs.page1).jpg.tmp-2"))
+        let pkg = try LNotePackage.open(at: url)
+        XCTAssertEqual(pkg.strayTemporaryFiles(), [".manifest.json.tmp-abc", "pages/.\(TestIDs.page1).content.tmp-1",
+                                                   "thumbnails/.\(TestIDs.page1).jpg.tmp-2"])
+        try pkg.deleteFile(relativePath: "pages/.\(TestIDs.page1).content.tmp-1")
+        XCTAssertEqual(pkg.strayTemporaryFiles().count, 2)
+    }
+
+    func testWriteAndDeletePathsAreRestricted() throws {
+        let pkg = try LNotePackage.open(at: makeStandardPackage())
+        for bad in ["../x", "/etc/x", "pages/../x", "pages/a/b", "other/x", "pages/", "pages/..", "a\u{0}b", ""] {
+            XCTAssertEqual(error { try pkg.writeFile([1], relativePath: bad) }?.kind, .unsafePath, bad)
+            XCTAssertEqual(error { try pkg.deleteFile(relativePath: bad) }?.kind, .unsafePath, bad)
+        }
+        XCTAssertNoThrow(try pkg.writeFile([1], relativePath: "thumbnails/x.jpg"))
+        XCTAssertNoThrow(try pkg.deleteFile(relativePath: "thumbnails/x.jpg"))
+    }
+
+    func testCompaction() throws {
+        let url = try makeStandardPackage()
+        let pkg = try LNotePackage.open(at: url)
+        let entry = try XCTUnwrap(pkg.pages[0].entry)
+        let before = try pkg.loadPage(entry).elements
+        let result = try pkg.compact(entry)
+        XCTAssertTrue(result.compacted)
+        XCTAssertEqual(result.elementCount, 2)
+        XCTAssertEqual(FileIO.kind(atPath: url.appendingPathComponent("pages/\(TestIDs.page1).journal").path), .missing)
+        let after = try pkg.loadPage(entry)
+        XCTAssertEqual(after.elements, before)
+        XCTAssertNil(after.journal)
+        XCTAssertEqual(pkg.strayTemporaryFiles(), [])
+        // Nothing to do the second time.
+        XCTAssertFalse(try pkg.compact(entry).compacted)
+    }
+
+    func testInterruptedCompactionGivesTheSameResult() throws {
+        let url = try makeStandardPackage()
+        let pkg = try LNotePackage.open(at: url)
+        let entry = try XCTUnwrap(pkg.pages[0].entry)
+        let before = try pkg.loadPage(entry).elements
+        // Simulate a crash after the snapshot was written but before the journal was removed.
+        try AtomicFile.write(ContentWriter.snapshot(before), toPath: url.appendingPathComponent("pages/\(TestIDs.page1).content").path)
+        let reloaded = try pkg.loadPage(entry)
+        XCTAssertNotNil(reloaded.journal)
+        XCTAssertEqual(reloaded.elements, before)
+        // Compacting again finishes the job with the same elements.
+        XCTAssertTrue(try pkg.compact(entry).compacted)
+        XCTAssertEqual(try pkg.loadPage(entry).elements, before)
+    }
+
+    func testCompactionRefusesWhatWouldNotBeIdempotentOrWouldDropElements() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let content = "pages/\(TestIDs.page1).content"
+        let url = try makePackage(in: dir, files: [
+            "document.json": bytes(documentJSON(pages: [pageEntryJSON(TestIDs.page1)])),
+            // Two elements share id D: a delete removes the first now, the second on a re-run.
+            content: ContentWriter.snapshot([stroke("D", x: 1), stroke("E"), stroke("D", x: 2)]),
+            "pages/\(TestIDs.page1).journal": Journal.deleteFrame(id: "D"),
+        ])
+        let pkg = try LNotePackage.open(at: url)
+        let entry = try XCTUnwrap(pkg.pages[0].entry)
+        XCTAssertEqual(error { _ = try pkg.compact(entry) }?.rule, "compaction-not-idempotent")
+        XCTAssertEqual(try pkg.loadPage(entry).elements.count, 2) // untouched
+
+        try Data(bytes(contentJSON([strokeJSON("A"), strokeJSON("BAD", color: "x")]))).write(to: url.appendingPathComponent(content))
+        XCTAssertEqual(error { _ = try pkg.compact(entry) }?.rule, "compaction-would-drop")
+        XCTAssertTrue(try pkg.compact(entry, dropInvalidElements: true).compacted)
+        XCTAssertEqual(try pkg.loadPage(entry).elements.map(\.id), ["A"])
+    }
+
+    func testNewerFormatPackageIsRefusedAndUnchanged() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let doc = bytes(documentJSON(pages: [pageEntryJSON(TestIDs.page1)], format: 2))
+        let url = try makePackage(in: dir, files: ["document.json": doc])
+        XCTAssertEqual(error { _ = try LNotePackage.open(at: url) }?.kind, .newerFormat)
+        XCTAssertEqual(try Data(contentsOf: url.appendingPathComponent("document.json")), Data(doc))
+    }
+}
