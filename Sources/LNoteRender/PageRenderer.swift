@@ -100,7 +100,7 @@ public final class AssetCache {
         let nameKey = placement.asset.lowercased()
         if let failure = failures[nameKey] { throw failure }
         let file = "assets/\(placement.asset)"
-        do {
+        do throws(LNoteError) {
             // The header alone decides the decode size, so a cached image needs no file read.
             var data: [UInt8]? = nil
             let info: ImageInfo
@@ -116,7 +116,8 @@ public final class AssetCache {
                 ? ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height, target: target) : 1
             let key = "\(nameKey)@\(denominator)"
             if let hit = decoded[key] { return hit }
-            let bytes = try data ?? package.readAsset(placement.asset)
+            let bytes: [UInt8]
+            if let data { bytes = data } else { bytes = try package.readAsset(placement.asset) }
             let bitmap = try Self.decode(bytes, target: target, file: file)
             remember(bitmap, key: key)
             return bitmap

@@ -1,1 +1,5 @@
-// lnote-render: the command-line tool (a thin main over LNoteCLI).
+// lnote-render: the command-line tool. All behaviour lives in LNoteCLI so it can be tested.
+import Foundation
+import LNoteCLI
+
+exit(LNoteTool.run(Array(CommandLine.arguments.dropFirst()), console: .standard()))

@@ -1,0 +1,137 @@
+import Foundation
+import LNoteFormat
+
+/// `lnote-render info DOC.lnote [--json]`: what a document holds and what is wrong with it.
+enum InfoCommand {
+    static let spec = CommandSpec(
+        name: "info", abstract: "Show a document's title, pages, element counts, journals and problems.",
+        positionals: [PositionalSpec("DOC.lnote", help: "The document package.")],
+        options: [.flag("json", help: "Print one JSON object instead of text.")])
+
+    static let subcommand = Subcommand(spec: spec) { args, console in
+        run(path: args.positionals[0], json: args.flag("json"), console: console)
+    }
+
+    /// What one page holds after journal replay.
+    struct PageSummary {
+        var number: Int
+        var id: String?
+        var entry: PageEntry?
+        var strokes = 0, images = 0, unknown = 0, samples = 0
+        var journal: JournalReport?
+        var diagnostics: [Diagnostic] = []
+        var error: LNoteError?
+
+        init(number: Int, slot: PageSlot, package: LNotePackage) {
+            self.number = number
+            switch slot {
+            case .valid(let entry):
+                self.entry = entry
+                self.id = entry.id.original
+                do {
+                    let page = try package.loadPage(entry)
+                    for element in page.elements {
+                        switch element.kind {
+                        case .stroke(let s): strokes += 1; samples += s.sampleCount
+                        case .image: images += 1
+                        case .unknown: unknown += 1
+                        }
+                    }
+                    journal = page.journal
+                    diagnostics = page.diagnostics
+                } catch {
+                    self.error = error
+                }
+            case .invalid(_, let rawID, let error):
+                self.id = rawID
+                self.error = error
+            }
+        }
+
+        var elements: Int { strokes + images + unknown }
+
+        var journalText: String {
+            guard let j = journal else { return "none" }
+            var s = "\(j.appliedCount) frame(s) applied"
+            if j.discardedCount > 0 { s += ", \(j.discardedCount) discarded" }
+            if let torn = j.tornTailOffset { s += ", torn tail at byte \(torn)" }
+            return s
+        }
+
+        var json: JSONOutput {
+            var members: [(String, JSONOutput)] = [("number", .int(number)), ("id", .optional(id))]
+            if let e = entry {
+                members += [("width", .int(e.width)), ("height", .int(e.height)),
+                            ("background", .string(e.background.template.rawValue)),
+                            ("elementCountListed", .optional(e.elementCount))]
+            }
+            if let error {
+                members.append(("error", error.json))
+            } else {
+                members += [("elements", .int(elements)), ("strokes", .int(strokes)), ("images", .int(images)),
+                            ("unknown", .int(unknown)), ("samples", .int(samples))]
+                members.append(("journal", journal.map { j in
+                    .object([("applied", .int(j.appliedCount)), ("discarded", .int(j.discardedCount)),
+                             ("tornTailOffset", .optional(j.tornTailOffset)), ("bytes", .int(j.byteCount))])
+                } ?? .null))
+            }
+            members.append(("problems", .array(diagnostics.map(\.json))))
+            return .object(members)
+        }
+    }
+
+    static func run(path: String, json: Bool, console: Console) -> Int32 {
+        let package: LNotePackage
+        do {
+            package = try LNotePackage.open(at: URL(fileURLWithPath: path))
+        } catch {
+            console.error("error: \(path): \(error)")
+            return ExitStatus.failure
+        }
+        let doc = package.document
+        let pages = doc.pages.enumerated().map { PageSummary(number: $0.offset + 1, slot: $0.element, package: package) }
+        let failed = pages.contains { $0.error != nil }
+
+        if json {
+            console.print(JSONOutput.object([
+                ("path", .string(path)), ("id", .optional(doc.id?.original)), ("title", .string(doc.title)),
+                ("format", .int(doc.format)), ("createdAt", .optional(doc.createdAt)), ("modifiedAt", .optional(doc.modifiedAt)),
+                ("pageCount", .int(doc.pages.count)), ("pages", .array(pages.map(\.json))),
+                ("problems", .array(doc.diagnostics.map(\.json))),
+            ]).text)
+            return failed ? ExitStatus.failure : ExitStatus.success
+        }
+
+        console.print("\(doc.title.isEmpty ? "(untitled)" : doc.title)")
+        console.print("  id        \(doc.id?.original ?? "(missing)")")
+        console.print("  modified  \(doc.modifiedAt ?? "(unknown)")")
+        console.print("  pages     \(doc.pages.count)")
+        for p in pages {
+            console.print("")
+            console.print("page \(p.number)  \(p.id ?? "(no id)")")
+            if let e = p.entry {
+                console.print("  size        \(points(e.width)) × \(points(e.height)) pt, \(e.background.template.rawValue) background")
+            }
+            if let error = p.error {
+                console.print("  FAILED      \(error)")
+                continue
+            }
+            console.print("  elements    \(p.elements): \(p.strokes) stroke(s) (\(p.samples) samples), \(p.images) image(s), \(p.unknown) unknown")
+            console.print("  journal     \(p.journalText)")
+            if let listed = p.entry?.elementCount, listed != p.elements {
+                console.print("  note        document.json lists \(listed) element(s)")
+            }
+            for d in p.diagnostics { console.print("  \(d)") }
+        }
+        if !doc.diagnostics.isEmpty {
+            console.print("")
+            for d in doc.diagnostics { console.print("\(d)") }
+        }
+        return failed ? ExitStatus.failure : ExitStatus.success
+    }
+
+    /// 8340 (0.1 pt) → "834", 8345 → "834.5".
+    static func points(_ tenths: Int) -> String {
+        tenths % 10 == 0 ? String(tenths / 10) : "\(tenths / 10).\(abs(tenths % 10))"
+    }
+}

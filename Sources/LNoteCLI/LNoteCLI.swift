@@ -1,1 +1,0 @@
-// Module LNoteCLI: see Package.swift for its role. Sources are added by the issue that builds it.
