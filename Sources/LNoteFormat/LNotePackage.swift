@@ -26,6 +26,16 @@ public struct LoadedPage: Sendable, Equatable {
     public var skippedSnapshotElements: Int
 }
 
+/// A page's source files as read from disk, not yet parsed.
+public struct PageSource: Sendable {
+    /// `pages/<UUID>.content`, relative to the package.
+    public var contentFile: String
+    public var content: [UInt8]
+    /// `pages/<UUID>.journal` when the page has a journal.
+    public var journalFile: String?
+    public var journal: [UInt8]?
+}
+
 /// A file in `assets/` with a valid asset name.
 public struct AssetFile: Sendable, Equatable {
     public var name: String
@@ -107,21 +117,35 @@ public struct LNotePackage: Sendable {
     /// - Throws: when the content file is missing, unreadable, a symbolic link, not valid JSON,
     ///   of a newer format, or over the element limit (also after replay).
     public func loadPage(_ entry: PageEntry) throws(LNoteError) -> LoadedPage {
+        try loadPage(entry, from: readPageSource(entry))
+    }
+
+    /// Reads a page's source files without parsing them, so a caller can fingerprint exactly
+    /// the bytes it then parses with `loadPage(_:from:)`.
+    public func readPageSource(_ entry: PageEntry) throws(LNoteError) -> PageSource {
         let contentFile = try pageFile(entry.id, extension: "content", required: true)!
-        let content = try ContentParser.parse(FileIO.readRegularFile(atPath: absolutePath(contentFile), display: contentFile),
-                                              file: contentFile)
+        let content = try FileIO.readRegularFile(atPath: absolutePath(contentFile), display: contentFile)
+        var journal: [UInt8]? = nil
+        let journalFile = try pageFile(entry.id, extension: "journal", required: false)
+        if let journalFile {
+            journal = try FileIO.readRegularFile(atPath: absolutePath(journalFile), display: journalFile)
+        }
+        return PageSource(contentFile: contentFile, content: content, journalFile: journalFile, journal: journal)
+    }
+
+    /// Parses a page's source files: the snapshot, then the journal replayed over it.
+    public func loadPage(_ entry: PageEntry, from source: PageSource) throws(LNoteError) -> LoadedPage {
+        let content = try ContentParser.parse(source.content, file: source.contentFile)
         var elements = content.elements
         var diagnostics = content.diagnostics
         var report: JournalReport? = nil
-        let journalFile = try pageFile(entry.id, extension: "journal", required: false)
-        if let journalFile {
-            let bytes = try FileIO.readRegularFile(atPath: absolutePath(journalFile), display: journalFile)
+        if let journalFile = source.journalFile, let bytes = source.journal {
             let r = try Journal.replay(bytes, onto: &elements, file: journalFile)
             diagnostics += r.diagnostics(file: journalFile)
             report = r
         }
         return LoadedPage(entry: entry, elements: elements, diagnostics: diagnostics, journal: report,
-                          contentFile: contentFile, journalFile: journalFile,
+                          contentFile: source.contentFile, journalFile: source.journalFile,
                           skippedSnapshotElements: content.diagnostics.count)
     }
 

@@ -1,0 +1,66 @@
+import Foundation
+import LNoteFormat
+
+/// Finds `.lnote` packages: a path that is a package is taken as is; a directory is searched
+/// (recursively, never following symbolic links, never descending into a package).
+public enum LibraryScan {
+    public struct Failure: Sendable {
+        public var path: String
+        public var message: String
+    }
+
+    public static func packages(in paths: [String]) -> (packages: [String], errors: [Failure]) {
+        var found: [String] = []
+        var errors: [Failure] = []
+        for raw in paths {
+            var path = raw
+            while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+            switch FileIO.kind(atPath: path) {
+            case .directory:
+                if isPackageName(path) { found.append(path) } else { search(path, into: &found) }
+            case .missing:
+                errors.append(Failure(path: path, message: "\(path): no such file or directory"))
+            case .symlink:
+                errors.append(Failure(path: path, message: "\(path): is a symbolic link, which is never followed"))
+            default:
+                errors.append(Failure(path: path, message: "\(path): not a .lnote package or a directory"))
+            }
+        }
+        // The same package named twice (directly and through its library) is done once.
+        var seen = Set<String>()
+        found = found.filter { seen.insert(URL(fileURLWithPath: $0).standardizedFileURL.path).inserted }
+        return (found, errors)
+    }
+
+    static func isPackageName(_ path: String) -> Bool {
+        path.lowercased().hasSuffix(".lnote")
+    }
+
+    private static func search(_ dir: String, into found: inout [String]) {
+        for name in FileIO.listDirectory(atPath: dir).sorted() where !name.hasPrefix(".") {
+            let path = dir + "/" + name
+            guard FileIO.kind(atPath: path) == .directory else { continue }
+            if isPackageName(name) { found.append(path) } else { search(path, into: &found) }
+        }
+    }
+}
+
+/// Temporary files left in a package by interrupted atomic writes (`.<name>.tmp-<anything>`).
+public enum StrayFiles {
+    /// Source files (document.json, pages/, assets/) may be mid-write by the app right now, so
+    /// their temporary files are removed only once they are this old. Our own derived files
+    /// (thumbnails/, manifest.json) have no other writer and go at once.
+    public static let sourceGraceSeconds: Double = 600
+
+    public static func removable(in package: LNotePackage, now: Date = Date()) -> [String] {
+        package.strayTemporaryFiles().filter { relative in
+            let name = relative.split(separator: "/").last.map(String.init) ?? relative
+            if relative.hasPrefix(LNotePackage.thumbnailsDirectory + "/") || name.hasPrefix(".\(Manifest.fileName).tmp-") {
+                return true
+            }
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: package.absolutePath(relative)),
+                  let modified = attributes[.modificationDate] as? Date else { return false }
+            return now.timeIntervalSince(modified) >= sourceGraceSeconds
+        }
+    }
+}

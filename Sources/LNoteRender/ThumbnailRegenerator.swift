@@ -1,0 +1,320 @@
+import Dispatch
+import Foundation
+import LNoteCodecs
+import LNoteFormat
+
+/// How thumbnails are made. Part of every thumbnail's fingerprint: changing a setting
+/// re-renders.
+public struct ThumbnailSettings: Sendable, Equatable {
+    /// Thumbnail width in pixels (the height follows the page).
+    public var width: Int = 320
+    /// JPEG quality 1…100.
+    public var quality: Int = 80
+    /// Re-render every page even when its thumbnail is up to date.
+    public var force = false
+    /// Worker threads; output is identical whatever the count.
+    public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    public init(width: Int = 320, quality: Int = 80, force: Bool = false,
+                jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.width = width
+        self.quality = quality
+        self.force = force
+        self.jobs = max(1, jobs)
+    }
+}
+
+/// What regeneration did to one document.
+public struct DocumentRegeneration: Sendable {
+    public enum ManifestOutcome: String, Sendable {
+        case written, unchanged
+        /// Not written: the cover it would name does not exist (the first page failed).
+        case skippedNoCover = "skipped-no-cover"
+        /// Not written: the document itself failed.
+        case skipped
+    }
+
+    public var path: String
+    public var title: String?
+    public var rendered = 0
+    public var upToDate = 0
+    public var removed = 0
+    public var failed = 0
+    public var manifest: ManifestOutcome = .skipped
+    /// Page failures and the document's own failure, each naming the file.
+    public var errors: [String] = []
+
+    public var succeeded: Bool { failed == 0 && errors.isEmpty }
+}
+
+/// Rebuilds a document's derived data from its source of truth: one JPEG per page in
+/// `thumbnails/`, the manifest, and nothing stale or stray.
+///
+/// A page is re-rendered only when something it is drawn from changed: its content and journal
+/// bytes, its entry in document.json (size, background), the bytes of an asset it shows, the
+/// renderer's version or the thumbnail settings. Those inputs are fingerprinted and the
+/// fingerprint is stored in the thumbnail itself (a JPEG comment), so thumbnail and fingerprint
+/// are always replaced together, atomically. A run with nothing changed reads sources and
+/// thumbnail headers and writes nothing.
+public final class ThumbnailRegenerator: @unchecked Sendable {
+    public let settings: ThumbnailSettings
+    public let rendererVersion: String
+
+    public init(settings: ThumbnailSettings, rendererVersion: String) {
+        self.settings = settings
+        self.rendererVersion = rendererVersion
+    }
+
+    /// Regenerates every package found under `paths` (packages, or directories searched for
+    /// them). Pages of all documents share one pool of `settings.jobs` workers.
+    public func regenerate(paths: [String]) -> [DocumentRegeneration] {
+        let found = LibraryScan.packages(in: paths)
+        var reports = found.errors.map { DocumentRegeneration(path: $0.path, errors: [$0.message]) }
+        reports += regenerate(packages: found.packages)
+        return reports
+    }
+
+    /// Regenerates the given package directories.
+    public func regenerate(packages: [String]) -> [DocumentRegeneration] {
+        var reports: [DocumentRegeneration] = []
+        var plans: [DocumentPlan] = []
+        for path in packages {
+            var report = DocumentRegeneration(path: path)
+            do {
+                let package = try LNotePackage.open(at: URL(fileURLWithPath: path))
+                report.title = package.document.title
+                plans.append(DocumentPlan(package: package, reportIndex: reports.count))
+            } catch {
+                report.errors.append("\(path): \(error)")
+            }
+            reports.append(report)
+        }
+
+        // Every page of every document is one job; results land in fixed slots, so the outcome
+        // does not depend on scheduling.
+        let documents = plans
+        let jobs = documents.enumerated().flatMap { d, plan in plan.pageEntries.indices.map { (d, $0) } }
+        let outcomes = ResultSlots<PageOutcome>(count: jobs.count, initial: .upToDate)
+        let workers = min(settings.jobs, max(1, jobs.count))
+        let next = AtomicCounter()
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            let assets = AssetCache(budgetBytes: 256 << 20)
+            while true {
+                let j = next.increment()
+                guard j < jobs.count else { break }
+                let (d, p) = jobs[j]
+                outcomes[j] = self.refresh(page: documents[d].pageEntries[p], of: documents[d], assets: assets)
+            }
+        }
+
+        for (j, (d, _)) in jobs.enumerated() {
+            let r = plans[d].reportIndex
+            switch outcomes[j] {
+            case .rendered: reports[r].rendered += 1
+            case .upToDate: reports[r].upToDate += 1
+            case .failed(let message): reports[r].failed += 1; reports[r].errors.append(message)
+            }
+        }
+        for plan in plans {
+            finish(plan, report: &reports[plan.reportIndex])
+        }
+        return reports
+    }
+
+    // MARK: one document
+
+    /// A document opened for regeneration.
+    struct DocumentPlan: Sendable {
+        let package: LNotePackage
+        let reportIndex: Int
+        /// Hashes of asset files, computed once per run and shared by the document's pages.
+        let assetHashes = AssetHashes()
+
+        var pageEntries: [PageEntry] { package.document.validPages }
+    }
+
+    enum PageOutcome: Sendable {
+        case rendered, upToDate
+        case failed(String)
+    }
+
+    /// Brings one page's thumbnail up to date.
+    private func refresh(page entry: PageEntry, of plan: DocumentPlan, assets: AssetCache) -> PageOutcome {
+        let package = plan.package
+        let thumbnail = LNotePackage.thumbnailPath(for: entry.id)
+        do throws(LNoteError) {
+            let source = try package.readPageSource(entry)
+            let inputs = inputsHash(entry: entry, source: source)
+            if !settings.force, let stored = storedFingerprint(package.absolutePath(thumbnail)),
+               stored.inputs == inputs, stored.assets.allSatisfy({ plan.assetHashes.hash(of: $0.name, in: package) == $0.hash }) {
+                return .upToDate
+            }
+            let page = try package.loadPage(entry, from: source)
+            let options = RenderOptions(size: .width(settings.width))
+            let rendered = try PageRenderer.render(page, of: package, options: options, assets: assets)
+            let shown = Set(page.elements.compactMap { element -> String? in
+                if case .image(let placement) = element.kind { return placement.asset.lowercased() }
+                return nil
+            }).sorted()
+            let fingerprint = Fingerprint(inputs: inputs, assets: shown.map {
+                Fingerprint.Asset(name: $0, hash: plan.assetHashes.hash(of: $0, in: package))
+            })
+            let jpeg: [UInt8]
+            do {
+                jpeg = try JPEGEncoder.encode(rendered.bitmap, quality: settings.quality,
+                                              pixelsPerInch: Int((72 * rendered.scale).rounded()),
+                                              comment: Array(fingerprint.text.utf8))
+            } catch {
+                throw LNoteError(.invalid, file: thumbnail, rule: "encode", message: error.description)
+            }
+            try package.writeThumbnail(jpeg, for: entry.id)
+            return .rendered
+        } catch {
+            return .failed("\(package.path): \(error)")
+        }
+    }
+
+    /// After the pages: stale thumbnails and stray temporary files removed, the manifest
+    /// brought in line with document.json once its cover exists.
+    private func finish(_ plan: DocumentPlan, report: inout DocumentRegeneration) {
+        let package = plan.package
+        let live = Set(plan.pageEntries.map(\.id))
+        do throws(LNoteError) {
+            for file in try package.thumbnailFiles() where file.kind == .regular {
+                let stale = file.pageID.map { !live.contains($0) } ?? false
+                if stale {
+                    try package.deleteFile(relativePath: file.relativePath)
+                    report.removed += 1
+                }
+            }
+            for temp in StrayFiles.removable(in: package) {
+                try package.deleteFile(relativePath: temp)
+                report.removed += 1
+            }
+            report.manifest = try updateManifest(package)
+        } catch {
+            report.errors.append("\(package.path): \(error)")
+        }
+    }
+
+    private func updateManifest(_ package: LNotePackage) throws(LNoteError) -> DocumentRegeneration.ManifestOutcome {
+        let wanted = Manifest(document: package.document)
+        if let cover = wanted.cover, FileIO.kind(atPath: package.absolutePath(cover)) != .regular {
+            return .skippedNoCover
+        }
+        if let current = try? package.readManifest(), current == wanted { return .unchanged }
+        try package.writeManifest(wanted)
+        return .written
+    }
+
+    // MARK: fingerprints
+
+    /// The hash of everything a page's picture depends on, except the assets it shows (those
+    /// are only known after parsing, so they are listed and checked separately).
+    func inputsHash(entry: PageEntry, source: PageSource) -> String {
+        var h = ContentHasher()
+        h.combine("lnote-render \(rendererVersion)")
+        h.combine("w\(settings.width) q\(settings.quality)")
+        let bg = entry.background
+        h.combine("\(entry.width)x\(entry.height) \(bg.color.hexString) \(bg.template.rawValue) \(bg.spacing) \(bg.lineColor.hexString)")
+        h.combine(source.content)
+        if let journal = source.journal {
+            h.combine("journal")
+            h.combine(journal)
+        } else {
+            h.combine("no journal")
+        }
+        return h.finalize()
+    }
+
+    /// The fingerprint stored in a thumbnail, or nil when there is no readable one.
+    func storedFingerprint(_ path: String) -> Fingerprint? {
+        // Only the header is needed; a JPEG's COM marker comes before the image data, and
+        // thumbnails are small.
+        guard FileIO.kind(atPath: path) == .regular,
+              let bytes = try? FileIO.readRegularFile(atPath: path, display: path, maxBytes: 16 << 20),
+              let comment = JPEGCodec.readComment(bytes) else { return nil }
+        return Fingerprint(text: String(decoding: comment, as: UTF8.self))
+    }
+}
+
+/// The inputs a thumbnail was made from, stored in its JPEG comment as text:
+/// `lnote-render-fingerprint 1` / `inputs <hash>` / `asset <name> <hash>` lines.
+struct Fingerprint: Equatable, Sendable {
+    struct Asset: Equatable, Sendable {
+        var name: String
+        var hash: String
+    }
+
+    var inputs: String
+    var assets: [Asset]
+
+    static let magic = "lnote-render-fingerprint 1"
+
+    init(inputs: String, assets: [Asset]) {
+        self.inputs = inputs
+        self.assets = assets
+    }
+
+    init?(text: String) {
+        let lines = text.split(separator: "\n").map(String.init)
+        guard lines.first == Self.magic, lines.count >= 2 else { return nil }
+        let first = lines[1].split(separator: " ")
+        guard first.count == 2, first[0] == "inputs" else { return nil }
+        inputs = String(first[1])
+        assets = []
+        for line in lines.dropFirst(2) {
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, parts[0] == "asset" else { return nil }
+            assets.append(Asset(name: String(parts[1]), hash: String(parts[2])))
+        }
+    }
+
+    var text: String {
+        ([Self.magic, "inputs \(inputs)"] + assets.map { "asset \($0.name) \($0.hash)" }).joined(separator: "\n")
+    }
+}
+
+/// Hashes of a document's asset files, each computed at most once per run.
+final class AssetHashes: @unchecked Sendable {
+    private var cache: [String: String] = [:]
+    private let lock = NSLock()
+
+    /// The hash of the asset's bytes, or "missing" when it cannot be read (so an asset that
+    /// appears later makes the page re-render).
+    func hash(of name: String, in package: LNotePackage) -> String {
+        let key = name.lowercased()
+        lock.lock()
+        if let known = cache[key] { lock.unlock(); return known }
+        lock.unlock()
+        let value = (try? package.readAsset(name)).map(ContentHasher.hash) ?? "missing"
+        lock.lock(); cache[key] = value; lock.unlock()
+        return value
+    }
+}
+
+/// Fixed result slots that worker threads fill, each slot written by exactly one job.
+final class ResultSlots<T: Sendable>: @unchecked Sendable {
+    private var values: [T]
+    private let lock = NSLock()
+
+    init(count: Int, initial: T) { values = Array(repeating: initial, count: count) }
+
+    subscript(index: Int) -> T {
+        get { lock.lock(); defer { lock.unlock() }; return values[index] }
+        set { lock.lock(); values[index] = newValue; lock.unlock() }
+    }
+}
+
+/// A shared counter handing out job numbers to worker threads.
+final class AtomicCounter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+
+    func increment() -> Int {
+        lock.lock(); defer { lock.unlock() }
+        let v = value
+        value += 1
+        return v
+    }
+}
