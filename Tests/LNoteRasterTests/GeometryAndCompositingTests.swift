@@ -1,0 +1,108 @@
+import XCTest
+import LNoteBitmap
+import LNoteFormat
+@testable import LNoteRaster
+
+final class GeometryTests: XCTestCase {
+    func testPixelSize() {
+        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: 1) == (834, 1194))
+        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: 2) == (1668, 2388))
+        // Halves round up; tiny pages still get one pixel.
+        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 8345, pageHeight: 15, scale: 1) == (835, 2))
+        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 1, pageHeight: 1, scale: 0.38) == (1, 1))
+        let s = RasterGeometry.scale(forWidth: 320, pageWidth: 8340)
+        XCTAssertEqual(s, 320.0 / 834.0, accuracy: 1e-12)
+        XCTAssertEqual(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: s).width, 320)
+        XCTAssertEqual(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: s).height, 458)
+    }
+}
+
+/// Exact 8-bit results of the blend formulas.
+final class CompositingTests: XCTestCase {
+    /// A stroke that fully covers every pixel of a small canvas.
+    func covering(_ tool: Tool, _ color: Color, pressure: Int32 = 500) -> Stroke {
+        Stroke(tool: tool, color: color, points: [40, 40, 2000, pressure, 0])
+    }
+
+    func pixel(_ c: Canvas, _ x: Int, _ y: Int) -> [UInt8] {
+        let o = (y * c.width + x) * 4
+        return Array(c.bitmap.pixels[o..<(o + 4)])
+    }
+
+    func expected(_ dst: Double, _ value: Double) -> UInt8 { UInt8((dst + value).rounded(.down)) }
+
+    func testSourceOverExactValues() {
+        var c = Canvas(width: 4, height: 4)
+        c.fill(Color(r: 200, g: 100, b: 50))
+        c.draw(covering(.pen, Color(r: 10, g: 220, b: 90, a: 77)), scale: 1)
+        let a = 77.0 / 255
+        func so(_ d: Double, _ s: Double) -> UInt8 { UInt8((d + (s - d) * a + 0.5).rounded(.down)) }
+        XCTAssertEqual(pixel(c, 1, 2), [so(200, 10), so(100, 220), so(50, 90), 255])
+        XCTAssertEqual(pixel(c, 1, 2), [143, 136, 62, 255])
+    }
+
+    func testMultiplyExactValuesAndDiffersFromSourceOver() {
+        var c = Canvas(width: 4, height: 4)
+        c.fill(Color(r: 200, g: 100, b: 50))
+        c.draw(covering(.highlighter, Color(r: 100, g: 150, b: 200, a: 128)), scale: 1)
+        let a = 128.0 / 255
+        func mul(_ d: Double, _ s: Double) -> UInt8 { UInt8((d + (d * s / 255 - d) * a + 0.5).rounded(.down)) }
+        XCTAssertEqual(pixel(c, 2, 2), [mul(200, 100), mul(100, 150), mul(50, 200), 255])
+        XCTAssertEqual(pixel(c, 2, 2), [139, 79, 45, 255])
+        // Source-over would give something else.
+        var d = Canvas(width: 4, height: 4)
+        d.fill(Color(r: 200, g: 100, b: 50))
+        d.draw(covering(.pen, Color(r: 100, g: 150, b: 200, a: 128)), scale: 1)
+        XCTAssertNotEqual(pixel(d, 2, 2), pixel(c, 2, 2))
+        // Multiply never lightens: a yellow highlighter leaves black black.
+        var e = Canvas(width: 2, height: 2)
+        e.fill(Color(r: 0, g: 0, b: 0))
+        e.draw(covering(.highlighter, Color(r: 255, g: 255, b: 0)), scale: 1)
+        XCTAssertEqual(pixel(e, 0, 0), [0, 0, 0, 255])
+    }
+
+    func testPageColourWithAlphaOverWhite() {
+        var c = Canvas(width: 2, height: 2)
+        c.fill(Color(r: 0, g: 100, b: 255, a: 64))
+        let a = 64.0 / 255
+        func ow(_ v: Double) -> UInt8 { UInt8((255 + (v - 255) * a + 0.5).rounded(.down)) }
+        XCTAssertEqual(pixel(c, 1, 1), [ow(0), ow(100), ow(255), 255])
+    }
+
+    func testTransparentCanvasIsPremultiplied() {
+        var c = Canvas(width: 4, height: 4)
+        c.draw(covering(.pen, Color(r: 10, g: 20, b: 200, a: 128)), scale: 1)
+        let a = 128.0 / 255
+        func pm(_ v: Double) -> UInt8 { UInt8((v * a + 0.5).rounded(.down)) }
+        XCTAssertEqual(pixel(c, 0, 0), [pm(10), pm(20), pm(200), 128])
+        XCTAssertTrue(c.bitmap.isPremultiplied)
+        // Second layer: premultiplied source-over, alpha 128 + (255 − 128)·a.
+        c.draw(covering(.pen, Color(r: 200, g: 0, b: 0, a: 128)), scale: 1)
+        let p = pixel(c, 0, 0)
+        XCTAssertEqual(p[3], UInt8((128 + 127 * a + 0.5).rounded(.down)))
+        XCTAssertEqual(p[0], UInt8((Double(pm(10)) + (200 - Double(pm(10))) * a + 0.5).rounded(.down)))
+        // Over an opaque canvas the same drawing equals the straight formula.
+        var o = Canvas(width: 4, height: 4)
+        o.fill(.white)
+        o.draw(covering(.pen, Color(r: 10, g: 20, b: 200, a: 128)), scale: 1)
+        func so(_ d: Double, _ s: Double) -> UInt8 { UInt8((d + (s - d) * a + 0.5).rounded(.down)) }
+        XCTAssertEqual(pixel(o, 3, 3), [so(255, 10), so(255, 20), so(255, 200), 255])
+    }
+
+    func testPartialCoverageUsesTheMaskValue() {
+        // Edge pixels of a disc: the blend uses exactly a·c from the coverage mask.
+        let stroke = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0, a: 200), points: [100, 100, 63, 500, 0])
+        let mask = Canvas.coverageMask(stroke, scale: 1, width: 20, height: 20)
+        var c = Canvas(width: 20, height: 20)
+        c.fill(.white)
+        c.draw(stroke, scale: 1)
+        var partial = 0
+        for i in 0..<(20 * 20) {
+            let m = Double(mask[i])
+            let want = UInt8(min(255, max(0, (255 + (0 - 255) * Double(Float(mask[i]) / Float(200.0 / 255) * Float(200.0 / 255)) + 0.5).rounded(.down))))
+            XCTAssertLessThanOrEqual(abs(Int(c.bitmap.pixels[i * 4]) - Int(want)), 1)
+            if m > 0.05 && m < 0.7 { partial += 1 }
+        }
+        XCTAssertGreaterThan(partial, 8, "anti-aliased edge pixels exist")
+    }
+}
