@@ -63,7 +63,8 @@ enum ExportCommand {
             }
         }
         // When the image goes to standard output, messages go to standard error.
-        let say: (String) -> Void = destination == .standardOutput ? console.error : console.print
+        let toStandardOutput = destination == .standardOutput
+        let say = { (line: String) in toStandardOutput ? console.error(line) : console.print(line) }
 
         let exporter = PageExporter(package: package, settings: settings)
         var done = 0

@@ -145,8 +145,8 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         do throws(LNoteError) {
             let source = try package.readPageSource(entry)
             let inputs = inputsHash(entry: entry, source: source)
-            if !settings.force, let stored = storedFingerprint(package.absolutePath(thumbnail)),
-               stored.inputs == inputs, stored.assets.allSatisfy({ plan.assetHashes.hash(of: $0.name, in: package) == $0.hash }) {
+            if !settings.force,
+               status(of: entry, inputs: inputs, in: package, assetHashes: plan.assetHashes) == .upToDate {
                 return .upToDate
             }
             let page = try package.loadPage(entry, from: source)
@@ -178,19 +178,10 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
     /// brought in line with document.json once its cover exists.
     private func finish(_ plan: DocumentPlan, report: inout DocumentRegeneration) {
         let package = plan.package
-        let live = Set(plan.pageEntries.map(\.id))
         do throws(LNoteError) {
-            for file in try package.thumbnailFiles() where file.kind == .regular {
-                let stale = file.pageID.map { !live.contains($0) } ?? false
-                if stale {
-                    try package.deleteFile(relativePath: file.relativePath)
-                    report.removed += 1
-                }
-            }
-            for temp in StrayFiles.removable(in: package) {
-                try package.deleteFile(relativePath: temp)
-                report.removed += 1
-            }
+            // The same rule as `gc` for thumbnails and temporary files (assets are left alone).
+            let plan = try GarbageCollector.plan(package, includeAssets: false)
+            report.removed += try GarbageCollector.run(plan, on: package).count
             report.manifest = try updateManifest(package)
         } catch {
             report.errors.append("\(package.path): \(error)")
@@ -225,6 +216,25 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             h.combine("no journal")
         }
         return h.finalize()
+    }
+
+    /// Whether a page's thumbnail exists and was made from the page's current inputs.
+    public enum ThumbnailStatus: String, Sendable {
+        case upToDate = "up-to-date", stale, missing
+    }
+
+    /// The state of a page's thumbnail, judged exactly as a regeneration run would.
+    public func status(of entry: PageEntry, in package: LNotePackage) throws(LNoteError) -> ThumbnailStatus {
+        let inputs = inputsHash(entry: entry, source: try package.readPageSource(entry))
+        return status(of: entry, inputs: inputs, in: package, assetHashes: AssetHashes())
+    }
+
+    func status(of entry: PageEntry, inputs: String, in package: LNotePackage, assetHashes: AssetHashes) -> ThumbnailStatus {
+        let path = package.absolutePath(LNotePackage.thumbnailPath(for: entry.id))
+        guard FileIO.kind(atPath: path) == .regular else { return .missing }
+        guard let stored = storedFingerprint(path), stored.inputs == inputs,
+              stored.assets.allSatisfy({ assetHashes.hash(of: $0.name, in: package) == $0.hash }) else { return .stale }
+        return .upToDate
     }
 
     /// The fingerprint stored in a thumbnail, or nil when there is no readable one.
