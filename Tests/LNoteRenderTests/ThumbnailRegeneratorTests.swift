@@ -1,0 +1,176 @@
+import Foundation
+import LNoteBitmap
+import LNoteCodecs
+import LNoteFormat
+@testable import LNoteRender
+import XCTest
+
+final class ThumbnailRegeneratorTests: XCTestCase {
+    var dir = ""
+
+    override func setUpWithError() throws {
+        dir = try makeTemporaryDirectory(name)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    func regenerator(width: Int = 64, quality: Int = 80, jobs: Int = 2, force: Bool = false) -> ThumbnailRegenerator {
+        ThumbnailRegenerator(settings: ThumbnailSettings(width: width, quality: quality, force: force, jobs: jobs),
+                             rendererVersion: "test-1")
+    }
+
+    func testFirstRunRendersEveryPageWritesTheManifestAfterTheCover() throws {
+        let pkg = try TestPackage.make(in: dir)
+        let report = regenerator().regenerate(paths: [pkg.path])
+        XCTAssertEqual(report.count, 1)
+        XCTAssertEqual(report[0].rendered, 3)
+        XCTAssertEqual(report[0].failed, 0)
+        XCTAssertEqual(report[0].manifest, .written)
+        for page in 0..<3 {
+            let jpeg = try XCTUnwrap(FileManager.default.contents(atPath: pkg.thumbnailPath(page)))
+            let image = try ImageDecoder.decode([UInt8](jpeg))
+            XCTAssertEqual(image.width, 64)
+            XCTAssertEqual(image.height, 92)  // 64 / 834 pt × 1194 pt = 91.6
+        }
+        let manifest = try Manifest.parse([UInt8](FileManager.default.contents(atPath: pkg.path + "/manifest.json")!))
+        XCTAssertEqual(manifest.pageCount, 3)
+        XCTAssertEqual(manifest.cover, "thumbnails/\(pkg.pageIDs[0]).jpg")
+        XCTAssertEqual(manifest.title, "Test notes")
+    }
+
+    func testSecondRunWithNothingChangedRendersAndWritesNothing() throws {
+        let pkg = try TestPackage.make(in: dir)
+        _ = regenerator().regenerate(paths: [dir])
+        let before = (0..<3).map { TestPackage.modificationStamp(pkg.thumbnailPath($0)) }
+            + [TestPackage.modificationStamp(pkg.path + "/manifest.json")]
+        let report = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(report[0].rendered, 0)
+        XCTAssertEqual(report[0].upToDate, 3)
+        XCTAssertEqual(report[0].manifest, .unchanged)
+        let after = (0..<3).map { TestPackage.modificationStamp(pkg.thumbnailPath($0)) }
+            + [TestPackage.modificationStamp(pkg.path + "/manifest.json")]
+        XCTAssertEqual(before, after, "an up-to-date run rewrote a file")
+    }
+
+    func testOnlyTheChangedPageIsRenderedAgain() throws {
+        let pkg = try TestPackage.make(in: dir)
+        _ = regenerator().regenerate(paths: [dir])
+        // Content of page 2 changes; a journal appears on page 3.
+        try pkg.writeContent(page: 1, elements: [TestPackage.stroke(index: 1), TestPackage.stroke(index: 5)])
+        try pkg.appendJournal(page: 2, frames: Journal.addFrame(TestPackage.stroke(index: 7)))
+        let report = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(report[0].rendered, 2)
+        XCTAssertEqual(report[0].upToDate, 1)
+        // Appending again to the journal is a change too (modification time alone is not trusted).
+        try pkg.appendJournal(page: 2, frames: Journal.deleteFrame(id: TestPackage.stroke(index: 7).id!))
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1)
+    }
+
+    func testSameSizeSameTimeContentChangeIsStillNoticed() throws {
+        let pkg = try TestPackage.make(in: dir)
+        _ = regenerator().regenerate(paths: [dir])
+        // Rewrite page 1 with a different colour of the same length and restore the old mtime.
+        var st = stat()
+        stat(pkg.contentPath(0), &st)
+        try pkg.writeContent(page: 0, elements: [TestPackage.stroke(index: 0, color: Color(r: 0xAA, g: 0, b: 0))])
+        var times = [st.st_atim, st.st_mtim]
+        utimensat(AT_FDCWD, pkg.contentPath(0), &times, 0)
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1)
+    }
+
+    func testDocumentEntrySettingsAndRendererVersionAreInputs() throws {
+        let pkg = try TestPackage.make(in: dir)
+        _ = regenerator().regenerate(paths: [dir])
+        try pkg.writeDocument(background: ##"{"color":"#FFFFFF","template":"grid"}"##)
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 3, "background change")
+        XCTAssertEqual(regenerator(quality: 60).regenerate(paths: [dir])[0].rendered, 3, "quality change")
+        let other = ThumbnailRegenerator(settings: ThumbnailSettings(width: 64, quality: 60, jobs: 1), rendererVersion: "test-2")
+        XCTAssertEqual(other.regenerate(paths: [dir])[0].rendered, 3, "renderer version change")
+        XCTAssertEqual(other.regenerate(paths: [dir])[0].rendered, 0)
+        XCTAssertEqual(regenerator(quality: 60, force: true).regenerate(paths: [dir])[0].rendered, 3, "--force")
+    }
+
+    func testAnAssetChangeRerendersOnlyThePagesShowingIt() throws {
+        let pkg = try TestPackage.make(in: dir)
+        let assetName = "D1A6F4C3-1111-4222-8333-444455556666.png"
+        try FileManager.default.createDirectory(atPath: pkg.path + "/assets", withIntermediateDirectories: true)
+        func writeAsset(_ grey: UInt8) throws {
+            let png = try PNGEncoder.encode(Bitmap(width: 8, height: 8, fill: grey))
+            try AtomicFile.write(png, toPath: pkg.path + "/assets/" + assetName)
+        }
+        try writeAsset(80)
+        let image = Element.image(id: "B0000000-0000-4000-8000-000000000001",
+                                  placement: ImagePlacement(asset: assetName, x: 500, y: 500, width: 3000, height: 3000))
+        try pkg.writeContent(page: 1, elements: [image])
+        _ = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 0)
+        try writeAsset(200)
+        let report = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(report[0].rendered, 1)
+        XCTAssertEqual(report[0].upToDate, 2)
+    }
+
+    func testDeletedPagesLoseTheirThumbnailsAndStrayTemporaryFilesGo() throws {
+        let pkg = try TestPackage.make(in: dir)
+        _ = regenerator().regenerate(paths: [dir])
+        try pkg.writeDocument(pageIDs: Array(pkg.pageIDs.prefix(2)))
+        let strayThumb = pkg.path + "/thumbnails/.\(pkg.pageIDs[0]).jpg.tmp-crash"
+        FileManager.default.createFile(atPath: strayThumb, contents: Data([1, 2, 3]))
+        let freshSourceTemp = pkg.path + "/pages/.\(pkg.pageIDs[0]).content.tmp-app-writing"
+        FileManager.default.createFile(atPath: freshSourceTemp, contents: Data([1]))
+        let report = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(report[0].removed, 2)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pkg.thumbnailPath(2)))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: strayThumb))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: freshSourceTemp), "a fresh source temp file may be a live write")
+        let manifest = try Manifest.parse([UInt8](FileManager.default.contents(atPath: pkg.path + "/manifest.json")!))
+        XCTAssertEqual(manifest.pageCount, 2)
+    }
+
+    func testABrokenPageIsReportedAndTheOthersComplete() throws {
+        let pkg = try TestPackage.make(in: dir)
+        try AtomicFile.write(Array("{\"format\":1,\"elements\":[".utf8), toPath: pkg.contentPath(1))
+        let report = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(report[0].rendered, 2)
+        XCTAssertEqual(report[0].failed, 1)
+        XCTAssertTrue(report[0].errors[0].contains("pages/\(pkg.pageIDs[1]).content"), report[0].errors[0])
+        XCTAssertFalse(report[0].succeeded)
+    }
+
+    func testTheManifestWaitsForItsCover() throws {
+        let pkg = try TestPackage.make(in: dir)
+        try FileManager.default.removeItem(atPath: pkg.contentPath(0))
+        let report = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(report[0].manifest, .skippedNoCover)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pkg.path + "/manifest.json"))
+    }
+
+    func testABrokenDocumentDoesNotStopTheLibrary() throws {
+        _ = try TestPackage.make(in: dir)
+        let broken = dir + "/00000000-0000-4000-8000-000000000000.lnote"
+        try FileManager.default.createDirectory(atPath: broken, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: broken + "/document.json", contents: Data("{".utf8))
+        let reports = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(reports.count, 2)
+        XCTAssertEqual(reports.filter { $0.succeeded }.count, 1)
+        XCTAssertTrue(reports.contains { $0.errors.first?.contains("document.json") == true })
+    }
+
+    func testOutputIsIdenticalWhateverTheThreadCount() throws {
+        let pkg = try TestPackage.make(in: dir, pages: 6)
+        _ = regenerator(jobs: 1).regenerate(paths: [dir])
+        let one = pkg.snapshotFiles()
+        _ = regenerator(jobs: 4, force: true).regenerate(paths: [dir])
+        XCTAssertEqual(one, pkg.snapshotFiles())
+    }
+
+    func testFingerprintTextRoundTrips() {
+        let f = Fingerprint(inputs: "abc123", assets: [.init(name: "x.png", hash: "missing"), .init(name: "y.jpg", hash: "00ff")])
+        XCTAssertEqual(Fingerprint(text: f.text), f)
+        XCTAssertNil(Fingerprint(text: "something else"))
+        XCTAssertNotEqual(ContentHasher.hash([1, 2, 3]), ContentHasher.hash([1, 2, 3, 0]))
+        XCTAssertEqual(ContentHasher.hash(Array("same".utf8)), ContentHasher.hash(Array("same".utf8)))
+    }
+}
