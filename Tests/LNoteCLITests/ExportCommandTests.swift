@@ -1,0 +1,158 @@
+import Foundation
+import LNoteBitmap
+import LNoteCodecs
+import XCTest
+
+final class ExportCommandTests: XCTestCase {
+    var dir = ""
+
+    override func setUpWithError() throws { dir = try temporaryDirectory(name) }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    func decode(_ path: String) throws -> Bitmap {
+        try ImageDecoder.decode([UInt8](XCTUnwrap(FileManager.default.contents(atPath: path))))
+    }
+
+    /// The PNG chunks of a file, in order, with their data.
+    func chunks(_ path: String) throws -> [(String, [UInt8])] {
+        let b = [UInt8](try XCTUnwrap(FileManager.default.contents(atPath: path)))
+        var out: [(String, [UInt8])] = []
+        var i = 8
+        while i + 8 <= b.count {
+            let len = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
+            out.append((String(decoding: b[(i + 4)..<(i + 8)], as: UTF8.self), Array(b[(i + 8)..<(i + 8 + len)])))
+            i += 12 + len
+        }
+        return out
+    }
+
+    func testExportsEveryPageIntoADirectoryByPageNumber() throws {
+        let run = CLIRun(["export", Repo.sample, "-o", dir + "/out", "--scale", "0.5"])
+        XCTAssertEqual(run.status, 0, run.err)
+        for n in 1...3 {
+            let image = try decode(dir + "/out/page-00\(n).png")
+            XCTAssertEqual(image.width, 417)  // 834 pt × 0.5
+            XCTAssertEqual(image.height, 597)
+        }
+        XCTAssertTrue(run.out.contains("page 3 -> \(dir)/out/page-003.png"), run.out)
+    }
+
+    func testPageRangesSizesAndFormats() throws {
+        var run = CLIRun(["export", Repo.sample, "--pages", "2-", "--width", "200", "--format=jpeg", "-o", dir + "/jpg/", "--quality", "70"])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/jpg/page-001.jpg"))
+        XCTAssertEqual(try decode(dir + "/jpg/page-002.jpg").width, 200)
+        XCTAssertEqual(try decode(dir + "/jpg/page-003.jpg").width, 200)
+
+        run = CLIRun(["export", Repo.sample, "--pages", "1", "--height", "300", "-o", dir + "/one.jpeg"])
+        XCTAssertEqual(run.status, 0, run.err)
+        let one = try decode(dir + "/one.jpeg")
+        XCTAssertEqual(one.height, 300)
+        XCTAssertEqual(one.width, 210)  // 300 × 834/1194 = 209.5 → 210
+
+        run = CLIRun(["export", Repo.sample, "--pages", "1", "--dpi", "36", "-o", dir + "/dpi.png"])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertEqual(try decode(dir + "/dpi.png").width, 417)
+    }
+
+    func testPNGCarriesResolutionTitlePageAndSRGB() throws {
+        let path = dir + "/p.png"
+        XCTAssertEqual(CLIRun(["export", Repo.sample, "--pages", "2", "--dpi", "144", "-o", path]).status, 0)
+        let list = try chunks(path)
+        let names = list.map(\.0)
+        XCTAssertTrue(names.contains("sRGB"))
+        let phys = try XCTUnwrap(list.first { $0.0 == "pHYs" }?.1)
+        let ppm = Int(phys[0]) << 24 | Int(phys[1]) << 16 | Int(phys[2]) << 8 | Int(phys[3])
+        XCTAssertEqual(ppm, 5669)  // 144 dpi in pixels per metre
+        let texts = list.filter { $0.0 == "tEXt" }.map { String(decoding: $0.1.map { $0 == 0 ? 0x3D : $0 }, as: UTF8.self) }
+        XCTAssertTrue(texts.contains("Title=Field trip notes"), "\(texts)")
+        XCTAssertTrue(texts.contains("Page=2"), "\(texts)")
+        let ihdr = try XCTUnwrap(list.first { $0.0 == "IHDR" }?.1)
+        XCTAssertEqual(ihdr[9], 2, "opaque export is RGB")
+    }
+
+    func testTransparentAndNoBackground() throws {
+        XCTAssertEqual(CLIRun(["export", Repo.sample, "--pages", "1", "--scale", "0.25", "--transparent", "-o", dir + "/t.png"]).status, 0)
+        let t = try decode(dir + "/t.png")
+        XCTAssertEqual(t.pixels[3], 0, "the paper is transparent")
+        XCTAssertEqual(try chunks(dir + "/t.png").first { $0.0 == "IHDR" }?.1[9], 6, "RGBA")
+
+        XCTAssertEqual(CLIRun(["export", Repo.sample, "--pages", "1", "--scale", "0.25", "--no-background", "-o", dir + "/n.png"]).status, 0)
+        XCTAssertEqual(CLIRun(["export", Repo.sample, "--pages", "1", "--scale", "0.25", "-o", dir + "/f.png"]).status, 0)
+        let paperOnly = try decode(dir + "/n.png"), full = try decode(dir + "/f.png")
+        // Same paper colour in a corner, but the ruled lines are gone.
+        XCTAssertEqual(Array(paperOnly.pixels[0..<4]), Array(full.pixels[0..<4]))
+        let distinctRowsPaper = Set((0..<paperOnly.height).map { paperOnly.pixels[$0 * paperOnly.bytesPerRow] })
+        let distinctRowsFull = Set((0..<full.height).map { full.pixels[$0 * full.bytesPerRow] })
+        XCTAssertEqual(distinctRowsPaper.count, 1, "no template lines at the left edge")
+        XCTAssertGreaterThan(distinctRowsFull.count, 1, "ruled lines cross the left edge")
+    }
+
+    func testStandardOutputTakesOnePage() throws {
+        let run = CLIRun(["export", Repo.sample, "-o", "-"])
+        XCTAssertEqual(run.status, 2)
+        XCTAssertTrue(run.err.contains("standard output takes one page"), run.err)
+    }
+
+    func testUsageErrorsExitTwoWithAClearMessage() {
+        let cases: [([String], String)] = [
+            (["--scale", "2", "--dpi", "144"], "at most one of --scale, --dpi, --width, --height"),
+            (["--scale", "0"], "--scale: '0' is not a number"),
+            (["--width", "abc"], "--width: 'abc' is not an integer"),
+            (["--pages", "0"], "--pages: '0' is not a page number"),
+            (["--pages", "9"], "page 9 does not exist"),
+            (["--format", "gif"], "--format: 'gif' is not one of"),
+            (["--transparent", "--format", "jpeg"], "--transparent needs PNG"),
+            (["--quality", "90"], "--quality applies to JPEG output only"),
+            (["--format", "png", "-o", "x.jpg"], "does not match the output file's extension"),
+            (["-o", "x.png"], "3 pages need a directory"),
+            (["--bogus"], "unknown option '--bogus'"),
+        ]
+        for (extra, message) in cases {
+            let run = CLIRun(["export", Repo.sample] + extra)
+            XCTAssertEqual(run.status, 2, "\(extra): \(run.err)")
+            XCTAssertTrue(run.err.contains(message), "\(extra): expected '\(message)' in: \(run.err)")
+        }
+    }
+
+    func testMaxPixelsRefusesBeforeRendering() {
+        let run = CLIRun(["export", Repo.sample, "--pages", "1", "--scale", "50", "--max-pixels", "1000000", "-o", dir + "/big.png"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.err.contains("[max-pixels]"), run.err)
+        XCTAssertTrue(run.err.contains("41700×59700"), run.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/big.png"))
+    }
+
+    func testAFailingPageIsReportedAndTheOthersAreWritten() throws {
+        let doc = try Repo.copySample(to: dir)
+        let pages = try FileManager.default.contentsOfDirectory(atPath: doc + "/pages").sorted()
+        // Break page 2's content file (find it by the document's page order).
+        let secondID = "18F11DB2-B3C4-483E-9431-7067815DC72E"
+        XCTAssertTrue(pages.contains("\(secondID).content"))
+        try Data("{\"format\":1,\"elements\":[{]}".utf8).write(to: URL(fileURLWithPath: doc + "/pages/\(secondID).content"))
+        let run = CLIRun(["export", doc, "--scale", "0.2", "-o", dir + "/out"])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.err.contains("page 2: pages/\(secondID).content: [json]"), run.err)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/out/page-001.png"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/out/page-002.png"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/out/page-003.png"))
+    }
+
+    func testExportNeverWritesIntoThePackage() throws {
+        let doc = try Repo.copySample(to: dir)
+        let before = try FileManager.default.subpathsOfDirectory(atPath: doc).sorted()
+        XCTAssertEqual(CLIRun(["export", doc, "--scale", "0.2", "-o", dir + "/out"]).status, 0)
+        XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: doc).sorted(), before)
+    }
+
+    func testHelpOnEverySubcommand() {
+        for command in ["info", "export", "thumbnails", "watch", "check", "gc", "compact", "diff"] {
+            let run = CLIRun([command, "--help"])
+            XCTAssertEqual(run.status, 0)
+            XCTAssertTrue(run.out.contains("USAGE: lnote-render \(command)"), run.out)
+        }
+        XCTAssertEqual(CLIRun([]).status, 2)
+        XCTAssertEqual(CLIRun(["frobnicate"]).status, 2)
+        XCTAssertEqual(CLIRun(["--help"]).status, 0)
+    }
+}
