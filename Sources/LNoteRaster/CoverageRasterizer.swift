@@ -15,7 +15,7 @@ protocol CoverageSink {
 ///
 /// Vertically, each pixel row is integrated adaptively: lines at the band's top, middle and
 /// bottom; when the three profiles have the same structure (same number of breakpoints, same
-/// jump signs) and every middle breakpoint lies within `tolerance` of the chord of its
+/// jump signs) and every middle breakpoint lies within `tolerance`/h × max(1, |Δx|) of the chord of its
 /// neighbours, the band is two trapezoid slabs whose slanted edges are the matched breakpoints'
 /// paths — exact for straight edges, and within a small sagitta for arcs. Otherwise the band is
 /// halved, down to 1/32 px, where a band that still changes structure (a stroke's top, a merge)
@@ -35,7 +35,7 @@ final class CoverageRasterizer {
     /// merged: keeps the structure stable from line to line at a bounded error.
     static let factorMerge: Float = 1.0 / 128
     /// Factor steps inside the union below this are not tracked between lines.
-    static let smallStep: Float = 1.0 / 12
+    static let smallStep: Float = 1.0 / 32
 
     let caps = Scratch<Capsule>()
     private let effective = Scratch<EffectiveSample>()
