@@ -15,7 +15,7 @@ protocol CoverageSink {
 ///
 /// Vertically, each pixel row is integrated adaptively: lines at the band's top, middle and
 /// bottom; when the three profiles have the same structure (same number of breakpoints, same
-/// jump signs) and every middle breakpoint lies within `tolerance` of the chord of its
+/// jump signs) and every middle breakpoint lies within `tolerance`/h × max(1, |Δx|) of the chord of its
 /// neighbours, the band is two trapezoid slabs whose slanted edges are the matched breakpoints'
 /// paths — exact for straight edges, and within a small sagitta for arcs. Otherwise the band is
 /// halved, down to 1/32 px, where a band that still changes structure (a stroke's top, a merge)
@@ -34,11 +34,16 @@ final class CoverageRasterizer {
     /// Adjacent pieces of a varying-opacity profile whose factors differ by at most this are
     /// merged: keeps the structure stable from line to line at a bounded error.
     static let factorMerge: Float = 1.0 / 128
+    /// Factor steps inside the union below this are not tracked between lines.
+    static let smallStep: Float = 1.0 / 32
 
     let caps = Scratch<Capsule>()
+    private let effective = Scratch<EffectiveSample>()
     private let order = Scratch<Int32>()
     private let bucket = Scratch<Int32>()
     private let active = Scratch<Int32>()
+    private let active2 = Scratch<Int32>()
+    private let lk = Scratch<Bool>()
     private let ivl = Scratch<Interval>()
     private let levels = Scratch<Float>()
     private let lx = Scratch<Double>()
@@ -58,7 +63,7 @@ final class CoverageRasterizer {
     /// Rasterizes `stroke` at `scale` on a `width` × `height` image, handing each touched row's
     /// coverage to `sink`.
     func rasterize<S: CoverageSink>(_ stroke: Stroke, scale: Double, width: Int, height: Int, sink: inout S) {
-        let geo = StrokeGeometry.build(stroke, scale: scale, width: width, height: height, into: caps)
+        let geo = StrokeGeometry.build(stroke, scale: scale, width: width, height: height, into: caps, effective: effective)
         guard geo.count > 0 else { return }
         self.width = width
         self.W = Double(width)
@@ -79,6 +84,7 @@ final class CoverageRasterizer {
         bucket.p.update(repeating: 0, count: rows + 1)
         order.reserve(n)
         active.reserve(n)
+        active2.reserve(n)
         for i in 0..<n {
             let s = max(rowMin, Int(caps.p[i].yMin.rounded(.down))) - rowMin
             bucket.p[s + 1] += 1
@@ -96,15 +102,27 @@ final class CoverageRasterizer {
         var haveTop = false
         for j in rowMin..<rowMax {
             let y0 = Double(j)
-            // Drop capsules that ended, add those that start on this row.
+            // Drop capsules that ended, merge in those that start on this row. The list stays in
+            // capsule order (the counting sort is stable), so neighbours along the stroke, whose
+            // slices mostly overlap, come one after another in evalLine.
             var k = 0
             for a in 0..<activeCount {
                 let c = active.p[a]
                 if caps.p[Int(c)].yMax > y0 { active.p[k] = c; k += 1 }
             }
-            activeCount = k
             let end = Int(bucket.p[j - rowMin])
-            while next < end { active.p[activeCount] = order.p[next]; activeCount += 1; next += 1 }
+            if next < end {
+                var a = 0, o = 0
+                let merged = active2.p
+                while a < k || next < end {
+                    if next >= end || (a < k && active.p[a] < order.p[next]) { merged[o] = active.p[a]; a += 1 }
+                    else { merged[o] = order.p[next]; next += 1 }
+                    o += 1
+                }
+                active.p.update(from: merged, count: o)
+                k = o
+            }
+            activeCount = k
             if activeCount == 0 { haveTop = false; continue }
 
             var top: Line
@@ -120,7 +138,7 @@ final class CoverageRasterizer {
             // The bottom line is the next row's top: move it to the front of the store.
             if bottom.start > 0 && bottom.count > 0 {
                 for q in 0..<bottom.count {   // forward copy: safe although the ranges may overlap
-                    lx.p[q] = lx.p[bottom.start + q]; lw.p[q] = lw.p[bottom.start + q]
+                    lx.p[q] = lx.p[bottom.start + q]; lw.p[q] = lw.p[bottom.start + q]; lk.p[q] = lk.p[bottom.start + q]
                 }
             }
             lineTop = bottom.count
@@ -131,28 +149,50 @@ final class CoverageRasterizer {
     // MARK: - One horizontal line
 
     /// The union profile of the active capsules on the line at `y`, pushed onto the line store.
+    ///
+    /// Capsules come in stroke order and neighbours' slices mostly overlap, so slices are first
+    /// gathered into runs (a run absorbs every slice overlapping it whose factor is within
+    /// `factorMerge` of the run's first one, taking the larger factor); only the few runs are
+    /// sorted and merged.
     private func evalLine(_ y: Double) -> Line {
-        ivl.reserve(2 * activeCount)
+        ivl.reserve(2 * activeCount + 2)
         var n = 0
+        let iv = ivl.p
+        var runL = 0.0, runR = 0.0
+        var runF: Float = 0, runF0: Float = 0
+        var haveRun = false
+        let merge = CoverageRasterizer.factorMerge
+        let capsP = caps.p, act = active.p
         for a in 0..<activeCount {
-            let c = caps.p[Int(active.p[a])]
-            if y <= c.yMin || y >= c.yMax { continue }
-            var l = Double.infinity, r = -Double.infinity
-            let d0 = y - c.cy0, t0 = c.rr0 - d0 * d0
-            if t0 > 0 { let s = t0.squareRoot(); l = c.cx0 - s; r = c.cx0 + s }
-            let d1 = y - c.cy1, t1 = c.rr1 - d1 * d1
-            if t1 > 0 { let s = t1.squareRoot(); l = min(l, c.cx1 - s); r = max(r, c.cx1 + s) }
-            if y >= c.ya1 && y <= c.yb1 { let x = c.xa1 + (y - c.ya1) * c.k1; l = min(l, x); r = max(r, x) }
-            if y >= c.ya2 && y <= c.yb2 { let x = c.xa2 + (y - c.ya2) * c.k2; l = min(l, x); r = max(r, x) }
-            if l < r { ivl.p[n] = Interval(l: l, r: r, f: c.f); n += 1 }
+            // Field-wise loads through the pointer: copying the whole capsule costs more than
+            // the slice itself.
+            let c = capsP + Int(act[a])
+            if y <= c.pointee.yMin || y >= c.pointee.yMax { continue }
+            let d0 = y - c.pointee.cy0, t0 = c.pointee.rr0 - d0 * d0
+            let d1 = y - c.pointee.cy1, t1 = c.pointee.rr1 - d1 * d1
+            let s0 = max(t0, 0).squareRoot(), s1 = max(t1, 0).squareRoot()
+            let cx0 = c.pointee.cx0, cx1 = c.pointee.cx1
+            var l = min(t0 > 0 ? cx0 - s0 : .infinity, t1 > 0 ? cx1 - s1 : .infinity)
+            var r = max(t0 > 0 ? cx0 + s0 : -.infinity, t1 > 0 ? cx1 + s1 : -.infinity)
+            let ya1 = c.pointee.ya1, ya2 = c.pointee.ya2
+            if y >= ya1 && y <= c.pointee.yb1 { let x = c.pointee.xa1 + (y - ya1) * c.pointee.k1; l = min(l, x); r = max(r, x) }
+            if y >= ya2 && y <= c.pointee.yb2 { let x = c.pointee.xa2 + (y - ya2) * c.pointee.k2; l = min(l, x); r = max(r, x) }
+            let cf = c.pointee.f
+            if !(l < r) { continue }
+            if haveRun && l <= runR && r >= runL && abs(cf - runF0) <= merge {
+                runL = min(runL, l); runR = max(runR, r); runF = max(runF, cf)
+            } else {
+                if haveRun { iv[n] = Interval(l: runL, r: runR, f: runF); n += 1 }
+                runL = l; runR = r; runF = cf; runF0 = cf; haveRun = true
+            }
         }
+        if haveRun { iv[n] = Interval(l: runL, r: runR, f: runF); n += 1 }
         let start = lineTop
         lx.reserve(start + 2 * n + 2, keep: start)
         lw.reserve(start + 2 * n + 2, keep: start)
+        lk.reserve(start + 2 * n + 2, keep: start)
         if n == 0 { return Line(start: start, count: 0) }
-        // Insertion sort by left end: n is small and capsules arrive nearly in order.
-        let iv = ivl.p
-        for i in 1..<n {
+        for i in 1..<n {   // insertion sort by left end: runs are few
             let v = iv[i]
             var j = i - 1
             while j >= 0 && iv[j].l > v.l { iv[j + 1] = iv[j]; j -= 1 }
@@ -165,11 +205,11 @@ final class CoverageRasterizer {
             for i in 1..<n {
                 let v = iv[i]
                 if v.l <= r { r = max(r, v.r) } else {
-                    lx.p[m] = l; lw.p[m] = f; lx.p[m + 1] = r; lw.p[m + 1] = -f; m += 2
+                    lx.p[m] = l; lw.p[m] = f; lk.p[m] = true; lx.p[m + 1] = r; lw.p[m + 1] = -f; lk.p[m + 1] = true; m += 2
                     l = v.l; r = v.r
                 }
             }
-            lx.p[m] = l; lw.p[m] = f; lx.p[m + 1] = r; lw.p[m + 1] = -f; m += 2
+            lx.p[m] = l; lw.p[m] = f; lk.p[m] = true; lx.p[m + 1] = r; lw.p[m + 1] = -f; lk.p[m + 1] = true; m += 2
         } else {
             m = envelope(n, start: start)
         }
@@ -203,8 +243,12 @@ final class CoverageRasterizer {
             var level: Float = 0
             for q in 0..<live where act[q].f > level { level = act[q].f }
             if level != cur && (level == 0 || cur == 0 || abs(level - cur) > CoverageRasterizer.factorMerge) {
-                lx.reserve(m + 1, keep: m); lw.reserve(m + 1, keep: m)
-                lx.p[m] = x; lw.p[m] = level - cur; m += 1
+                lx.reserve(m + 1, keep: m); lw.reserve(m + 1, keep: m); lk.reserve(m + 1, keep: m)
+                lx.p[m] = x; lw.p[m] = level - cur
+                // Edges of the union, and large factor steps, are tracked between lines; small
+                // steps inside the union take the midpoint rule (error ≤ step·h/2).
+                lk.p[m] = level == 0 || cur == 0 || abs(level - cur) >= CoverageRasterizer.smallStep
+                m += 1
                 cur = level
             }
         }
@@ -215,10 +259,17 @@ final class CoverageRasterizer {
 
     @inline(__always) private func clampX(_ x: Double) -> Double { min(max(x, -1), W + 1) }
 
+    /// Same number of tracked breakpoints with the same jump signs, in order.
     private func sameStructure(_ a: Line, _ b: Line) -> Bool {
-        guard a.count == b.count else { return false }
-        for k in 0..<a.count where (lw.p[a.start + k] > 0) != (lw.p[b.start + k] > 0) { return false }
-        return true
+        var i = a.start, j = b.start
+        let ie = a.start + a.count, je = b.start + b.count
+        while true {
+            while i < ie && !lk.p[i] { i += 1 }
+            while j < je && !lk.p[j] { j += 1 }
+            if i == ie || j == je { return i == ie && j == je }
+            if (lw.p[i] > 0) != (lw.p[j] > 0) { return false }
+            i += 1; j += 1
+        }
     }
 
     private func integrate(_ ya: Double, _ yb: Double, _ a: Line, _ b: Line, depth: Int) {
@@ -228,9 +279,8 @@ final class CoverageRasterizer {
         let m = evalLine(ym)
         defer { lineTop = mark }
         let smooth = sameStructure(a, m) && sameStructure(m, b)
-        if smooth && (depth == CoverageRasterizer.maxDepth || isLinear(a, m, b)) {
-            slab(ya, ym, a, m)
-            slab(ym, yb, m, b)
+        if smooth && (depth == CoverageRasterizer.maxDepth || isLinear(a, m, b, yb - ya)) {
+            slabs(ya, ym, yb, a, m, b)
             return
         }
         if depth == CoverageRasterizer.maxDepth {
@@ -242,25 +292,39 @@ final class CoverageRasterizer {
         integrate(ym, yb, m, b, depth: depth + 1)
     }
 
-    private func isLinear(_ a: Line, _ m: Line, _ b: Line) -> Bool {
-        let tol = CoverageRasterizer.tolerance
-        for k in 0..<m.count {
-            let xa = clampX(lx.p[a.start + k]), xm = clampX(lx.p[m.start + k]), xb = clampX(lx.p[b.start + k])
-            if abs(xm - (xa + xb) * 0.5) > tol { return false }
+    /// Whether the two slabs a→m→b follow the true edges closely enough. The estimate of the
+    /// area error one edge makes in a pixel is δ·h/6 (δ: the middle point's distance from the
+    /// chord), spread over the columns the edge crosses; near-horizontal edges therefore need
+    /// no refinement, steep curved ones do.
+    private func isLinear(_ a: Line, _ m: Line, _ b: Line, _ h: Double) -> Bool {
+        let tol = CoverageRasterizer.tolerance / h
+        var i = a.start, j = m.start, k = b.start
+        let ie = a.start + a.count
+        while true {
+            while i < ie && !lk.p[i] { i += 1 }
+            while !lk.p[j] && j < m.start + m.count { j += 1 }
+            while !lk.p[k] && k < b.start + b.count { k += 1 }
+            if i == ie { return true }
+            let xa = clampX(lx.p[i]), xm = clampX(lx.p[j]), xb = clampX(lx.p[k])
+            if abs(xm - (xa + xb) * 0.5) > tol * max(1, abs(xb - xa)) { return false }
+            if !constant && abs(lw.p[j] - (lw.p[i] + lw.p[k]) * 0.5) > CoverageRasterizer.factorMerge { return false }
+            i += 1; j += 1; k += 1
         }
-        if !constant {
-            for k in 0..<m.count {
-                let wa = lw.p[a.start + k], wm = lw.p[m.start + k], wb = lw.p[b.start + k]
-                if abs(wm - (wa + wb) * 0.5) > CoverageRasterizer.factorMerge { return false }
-            }
-        }
-        return true
     }
 
-    /// The band between two lines of the same structure: each breakpoint moves linearly.
-    private func slab(_ ya: Double, _ yb: Double, _ a: Line, _ b: Line) {
-        for k in 0..<a.count {
-            addEdge(lx.p[a.start + k], ya, lx.p[b.start + k], yb, (lw.p[a.start + k] + lw.p[b.start + k]) * 0.5)
+    /// The band [ya, yb] from lines a, m, b of the same tracked structure: each tracked
+    /// breakpoint moves linearly from a to m and from m to b; untracked small factor steps are
+    /// taken at the middle line for the whole band.
+    private func slabs(_ ya: Double, _ ym: Double, _ yb: Double, _ a: Line, _ m: Line, _ b: Line) {
+        var i = a.start, k = b.start
+        for j in m.start..<(m.start + m.count) {
+            let xm = lx.p[j], wm = lw.p[j]
+            if !lk.p[j] { addEdge(xm, ya, xm, yb, wm); continue }
+            while !lk.p[i] { i += 1 }
+            while !lk.p[k] { k += 1 }
+            addEdge(lx.p[i], ya, xm, ym, (lw.p[i] + wm) * 0.5)
+            addEdge(xm, ym, lx.p[k], yb, (wm + lw.p[k]) * 0.5)
+            i += 1; k += 1
         }
     }
 

@@ -16,6 +16,11 @@ struct Capsule {
     var f: Float
 }
 
+/// A sample after the thin-stroke rule: radius max(ρ, 0.5), thin factor, pencil factor.
+struct EffectiveSample {
+    var x: Double, y: Double, r: Double, th: Double, pf: Double, rho: Double
+}
+
 /// Samples → capsules in pixel space (lnote-format.md section 6).
 ///
 /// - Coordinates go through Double: x, y span the whole Int32 range and Float would lose the
@@ -36,6 +41,10 @@ enum StrokeGeometry {
     static let factorStep: Double = 1.0 / 64
     /// Bound on pieces per part: a factor spans at most 0…1, so 1/factorStep pieces suffice.
     static let maxPieces = 80
+    /// Largest displacement (px, in x, y, radius) of a dropped sample from the simplified path.
+    static let shapeTolerance: Double = 0.005
+    /// Samples merged into one capsule at most.
+    static let maxSpan = 24
 
     struct Result {
         var count = 0
@@ -45,7 +54,8 @@ enum StrokeGeometry {
         var yMin = Double.infinity, yMax = -Double.infinity
     }
 
-    static func build(_ stroke: Stroke, scale: Double, width: Int, height: Int, into caps: Scratch<Capsule>) -> Result {
+    static func build(_ stroke: Stroke, scale: Double, width: Int, height: Int, into caps: Scratch<Capsule>,
+                      effective eff: Scratch<EffectiveSample>) -> Result {
         var res = Result()
         let n = stroke.sampleCount
         guard n > 0, scale > 0, scale.isFinite else { return res }
@@ -66,53 +76,98 @@ enum StrokeGeometry {
             if firstF < 0 { firstF = f } else if f != firstF { res.constantFactor = false }
         }
 
+        // Effective samples: radius max(ρ, 0.5), thin factor min(1, ρ/0.5), pencil factor; with
+        // a sample inserted wherever ρ crosses 0.5, all three are linear between neighbours.
+        var m = 0
+        eff.reserve(2 * n)
         stroke.points.withUnsafeBufferPointer { pts in
-            @inline(__always) func sample(_ i: Int) -> (x: Double, y: Double, rho: Double, pf: Double) {
+            let e = eff.p
+            func sample(_ i: Int) -> EffectiveSample {
                 let b = i * 5
                 let pf = pencil ? 0.25 + 0.75 * Double(pts[b + 3]) / 1000 : 1
-                return (Double(pts[b]) * k, Double(pts[b + 1]) * k, Double(pts[b + 2]) * k, pf)
+                let rho = Double(pts[b + 2]) * k
+                return EffectiveSample(x: Double(pts[b]) * k, y: Double(pts[b + 1]) * k, r: max(rho, 0.5),
+                                       th: min(1, rho / 0.5), pf: pf, rho: rho)
             }
-            if n == 1 {
-                let s = sample(0)
-                add(s.x, s.y, max(s.rho, 0.5), s.x, s.y, max(s.rho, 0.5), Float(min(1, s.rho / 0.5) * s.pf))
-                return
-            }
-            var a = sample(0)
+            var prev = sample(0)
+            e[0] = prev; m = 1
             for i in 1..<n {
-                let b = sample(i)
-                defer { a = b }
-                // Split where ρ crosses 0.5 so each part has one radius rule.
-                var cuts: (Double, Double, Double) = (0, 1, 1)
-                var partCount = 1
-                if (a.rho < 0.5) != (b.rho < 0.5) {
-                    let t = (0.5 - a.rho) / (b.rho - a.rho)
-                    cuts = (0, t, 1); partCount = 2
-                }
-                for part in 0..<partCount {
-                    let ta = part == 0 ? cuts.0 : cuts.1
-                    let tb = part == 0 ? (partCount == 1 ? cuts.2 : cuts.1) : cuts.2
-                    if tb <= ta { continue }
-                    @inline(__always) func at(_ t: Double) -> (x: Double, y: Double, rho: Double, pf: Double) {
-                        (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.rho + (b.rho - a.rho) * t, a.pf + (b.pf - a.pf) * t)
-                    }
-                    let pa = at(ta), pb = at(tb)
-                    let thin = (pa.rho + pb.rho) * 0.5 < 0.5
-                    let thA = thin ? pa.rho / 0.5 : 1, thB = thin ? pb.rho / 0.5 : 1
-                    let rA = thin ? 0.5 : pa.rho, rB = thin ? 0.5 : pb.rho
-                    if thA <= 0 && thB <= 0 { continue }   // a zero-radius run draws nothing
-                    let variation = abs(thB - thA) + abs(pb.pf - pa.pf)
-                    let pieces = min(maxPieces, max(1, Int((variation / factorStep).rounded(.up))))
-                    let inv = 1 / Double(pieces)
-                    for q in 0..<pieces {
-                        let u0 = Double(q) * inv, u1 = Double(q + 1) * inv, um = (u0 + u1) * 0.5
-                        let f = (thA + (thB - thA) * um) * (pa.pf + (pb.pf - pa.pf) * um)
-                        add(pa.x + (pb.x - pa.x) * u0, pa.y + (pb.y - pa.y) * u0, rA + (rB - rA) * u0,
-                            pa.x + (pb.x - pa.x) * u1, pa.y + (pb.y - pa.y) * u1, rA + (rB - rA) * u1, Float(f))
+                let cur = sample(i)
+                if (prev.rho < 0.5) != (cur.rho < 0.5) {
+                    let t = (0.5 - prev.rho) / (cur.rho - prev.rho)
+                    if t > 0 && t < 1 {
+                        e[m] = EffectiveSample(x: prev.x + (cur.x - prev.x) * t, y: prev.y + (cur.y - prev.y) * t, r: 0.5,
+                                               th: 1, pf: prev.pf + (cur.pf - prev.pf) * t, rho: 0.5)
+                        m += 1
                     }
                 }
+                e[m] = cur; m += 1
+                prev = cur
             }
         }
+        let e = eff.p
+        if m == 1 {
+            let s = e[0]
+            add(s.x, s.y, s.r, s.x, s.y, s.r, Float(s.th * s.pf))
+            return res
+        }
+        var i = 0
+        while i < m - 1 {
+            let j = farthestReach(e, from: i, count: m)
+            emitPart(e[i], e[j], add)
+            i = j
+        }
         return res
+    }
+
+    /// Greedy simplification: the farthest sample j (at most `maxSpan` ahead) such that every
+    /// sample between i and j lies within `shapeTolerance` of the straight path from i to j in
+    /// (x, y, radius) space, and its factors within `factorStep`/2 of the interpolated ones.
+    /// The swept-disc union along a path moves by at most √2 × the path's displacement, so the
+    /// shape changes by at most about 0.007 px — a few thousandths of a pixel's coverage — while
+    /// dense handwriting samples (a fraction of a pixel apart) collapse into far fewer capsules.
+    static func farthestReach(_ e: UnsafeMutablePointer<EffectiveSample>, from i: Int, count m: Int) -> Int {
+        var best = i + 1
+        var j = i + 2
+        let a = e[i]
+        while j < m && j - i <= maxSpan {
+            let b = e[j]
+            let dx = b.x - a.x, dy = b.y - a.y, dr = b.r - a.r
+            let len2 = dx * dx + dy * dy + dr * dr
+            var ok = true
+            for q in (i + 1)..<j {
+                let c = e[q]
+                let px = c.x - a.x, py = c.y - a.y, pr = c.r - a.r
+                let t = len2 > 0 ? min(1, max(0, (px * dx + py * dy + pr * dr) / len2)) : 0
+                let ex = px - t * dx, ey = py - t * dy, er = pr - t * dr
+                if ex * ex + ey * ey + er * er > shapeTolerance * shapeTolerance
+                    || abs(c.th - (a.th + (b.th - a.th) * t)) > factorStep / 2
+                    || abs(c.pf - (a.pf + (b.pf - a.pf) * t)) > factorStep / 2 {
+                    ok = false
+                    break
+                }
+            }
+            if !ok { break }
+            best = j
+            j += 1
+        }
+        return best
+    }
+
+    /// One simplified segment: cut into pieces of bounded factor change.
+    @inline(__always)
+    static func emitPart(_ pa: EffectiveSample, _ pb: EffectiveSample,
+                         _ add: (Double, Double, Double, Double, Double, Double, Float) -> Void) {
+        if pa.th <= 0 && pb.th <= 0 { return }   // a zero-radius run draws nothing
+        let variation = abs(pb.th - pa.th) + abs(pb.pf - pa.pf)
+        let pieces = min(maxPieces, max(1, Int((variation / factorStep).rounded(.up))))
+        let inv = 1 / Double(pieces)
+        for q in 0..<pieces {
+            let u0 = Double(q) * inv, u1 = Double(q + 1) * inv, um = (u0 + u1) * 0.5
+            let f = (pa.th + (pb.th - pa.th) * um) * (pa.pf + (pb.pf - pa.pf) * um)
+            add(pa.x + (pb.x - pa.x) * u0, pa.y + (pb.y - pa.y) * u0, pa.r + (pb.r - pa.r) * u0,
+                pa.x + (pb.x - pa.x) * u1, pa.y + (pb.y - pa.y) * u1, pa.r + (pb.r - pa.r) * u1, Float(f))
+        }
     }
 
     /// The hull of discs (x0, y0, r0) and (x1, y1, r1) in evaluation form.

@@ -6,7 +6,7 @@ import LNoteFormat
 final class StrokeExactnessTests: XCTestCase {
     func check(scale: Double, seed: UInt64, perKind: Int = 2) -> ErrorStats {
         var rng = SeededRNG(seed: seed)
-        let size = 48
+        let size = 40
         var total = ErrorStats()
         for kind in StrokeKind.allCases {
             var stats = ErrorStats()
