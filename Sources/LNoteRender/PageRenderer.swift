@@ -43,9 +43,16 @@ public enum PageRenderer {
         let entry = page.entry
         let size = try outputSize(for: entry, options: options, file: page.contentFile)
         var canvas = Canvas(width: size.width, height: size.height)
-        if !options.isTransparent { canvas.fill(entry.background.color) }
-        if options.drawsTemplate {
+        switch (options.isTransparent, options.drawsTemplate) {
+        case (false, true):
+            // Paper and template in one pass, rounded once per pixel.
+            canvas.drawBackground(entry.background, pageWidth: entry.width, pageHeight: entry.height, scale: size.scale)
+        case (false, false):
+            canvas.fill(entry.background.color)
+        case (true, true):
             canvas.drawTemplate(entry.background, pageWidth: entry.width, pageHeight: entry.height, scale: size.scale)
+        case (true, false):
+            break
         }
         var diagnostics = page.diagnostics
         for (index, element) in page.elements.enumerated() {
