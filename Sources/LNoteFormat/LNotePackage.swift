@@ -357,6 +357,13 @@ public struct LNotePackage: Sendable {
             throw LNoteError(.invalid, file: journalFile, rule: "compaction-not-idempotent",
                              message: "replaying this journal over the compacted snapshot would give a different page (shared or missing ids); not compacted")
         }
+        // A temporary file of this very snapshot can only be left by an earlier compaction that was
+        // interrupted (the write below replaces the same file), so it goes first.
+        let contentName = AtomicFile.split(page.contentFile).name
+        for stray in AtomicFile.strayTemporaryFiles(inDirectory: absolutePath(LNotePackage.pagesDirectory))
+        where stray.hasPrefix(".\(contentName).tmp-") {
+            unlink(absolutePath("\(LNotePackage.pagesDirectory)/\(stray)"))
+        }
         try AtomicFile.write(snapshot, toPath: absolutePath(page.contentFile), display: page.contentFile)
         guard unlink(absolutePath(journalFile)) == 0 || errno == ENOENT else {
             throw LNoteError(.io, file: journalFile, rule: "delete", message: "snapshot written but the journal could not be removed: \(FileIO.errnoText())")

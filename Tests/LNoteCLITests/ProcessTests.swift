@@ -107,14 +107,18 @@ final class ProcessTests: XCTestCase {
         }
         try assertLibraryWhole(library, "after compaction kills")
 
-        // A rerun completes, and check is clean.
+        // A rerun of both completes, and check is clean.
+        for path in journaled {
+            let (status, out) = try runToEnd("lnote-render", ["compact", path])
+            XCTAssertEqual(status, 0, out)
+        }
         let (status, out) = try runToEnd("lnote-render", ["thumbnails", library, "--jobs", "2"])
         XCTAssertEqual(status, 0, out)
         for path in try packages(in: library) {
             let (checkStatus, report) = try runToEnd("lnote-render", ["check", path])
             XCTAssertEqual(checkStatus, 0, report)
             for rule in ["missing-thumbnail", "stale-thumbnail", "temporary-file", "manifest", "orphan-thumbnail"] {
-                XCTAssertFalse(report.contains("[\(rule)"), "\(path): \(report)")
+                XCTAssertFalse(report.contains("[\(rule)"), "\(path): [\(rule)] in\n\(report)")
             }
         }
     }
