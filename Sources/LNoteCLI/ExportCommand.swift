@@ -38,13 +38,7 @@ enum ExportCommand {
         let selection = try args.string("pages").map { text throws(UsageError) in try PageSelection(parsing: text) } ?? .all
         let quiet = args.flag("quiet")
 
-        let package: LNotePackage
-        do {
-            package = try LNotePackage.open(at: URL(fileURLWithPath: docPath))
-        } catch {
-            console.error("error: \(docPath): \(error)")
-            return ExitStatus.failure
-        }
+        guard let package = openPackage(docPath, console: console) else { return ExitStatus.failure }
         let (indices, outOfRange) = selection.resolve(pageCount: package.pages.count)
         if !outOfRange.isEmpty {
             throw UsageError("--pages: page \(outOfRange.map(String.init).joined(separator: ", ")) does not exist (the document has \(package.pages.count) page(s))")

@@ -81,13 +81,7 @@ enum InfoCommand {
     }
 
     static func run(path: String, json: Bool, console: Console) -> Int32 {
-        let package: LNotePackage
-        do {
-            package = try LNotePackage.open(at: URL(fileURLWithPath: path))
-        } catch {
-            console.error("error: \(path): \(error)")
-            return ExitStatus.failure
-        }
+        guard let package = openPackage(path, console: console) else { return ExitStatus.failure }
         let doc = package.document
         let pages = doc.pages.enumerated().map { PageSummary(number: $0.offset + 1, slot: $0.element, package: package) }
         let failed = pages.contains { $0.error != nil }

@@ -81,13 +81,7 @@ enum CompactCommand {
 
     static let subcommand = Subcommand(spec: spec) { args, console in
         let path = args.positionals[0]
-        let package: LNotePackage
-        do {
-            package = try LNotePackage.open(at: URL(fileURLWithPath: path))
-        } catch {
-            console.error("error: \(path): \(error)")
-            return ExitStatus.failure
-        }
+        guard let package = openPackage(path, console: console) else { return ExitStatus.failure }
         var failed = false
         var compacted = 0
         for (index, slot) in package.pages.enumerated() {

@@ -1,3 +1,6 @@
+import Foundation
+import LNoteFormat
+
 /// One subcommand: its interface and what it does.
 struct Subcommand: Sendable {
     let spec: CommandSpec
@@ -61,5 +64,16 @@ public enum LNoteTool {
             console.error("Usage: see '\(name) \(command.spec.name) --help'.")
             return ExitStatus.usage
         }
+    }
+}
+
+/// Opens a package for a subcommand; on failure prints the error (which names the file and the
+/// rule) and returns nil, and the subcommand exits with status 1.
+func openPackage(_ path: String, console: Console) -> LNotePackage? {
+    do {
+        return try LNotePackage.open(at: URL(fileURLWithPath: path))
+    } catch {
+        console.error("error: \(path): \(error)")
+        return nil
     }
 }
