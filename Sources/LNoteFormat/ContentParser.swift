@@ -349,6 +349,11 @@ struct ElementReader {
     /// The hot loop: a `points` array decoded into the scratch buffer. Values that are not JSON
     /// integers, or do not fit their field, are remembered as the first problem while the rest of
     /// the array is still validated (the file must be valid JSON whatever the element's fate).
+    ///
+    /// Most values are short integers followed directly by `,`: those are decoded eight bytes at
+    /// a time (`fastInteger`), with no branch per digit. Anything else (9+ digits, a leading zero,
+    /// a fraction or exponent, a non-number, the last few bytes of the buffer) takes `slowValue`,
+    /// which applies the full grammar and reports exactly as before.
     private mutating func readPoints(_ s: inout JSONScanner) throws(JSONError) -> PointsScan {
         var result = PointsScan()
         guard s.peek() == _lbracket else {
@@ -359,7 +364,8 @@ struct ElementReader {
         let base = s.base, end = s.count
         var pos = s.pos
         var out = scratch.pointer
-        var capacity = scratch.capacity
+        // Values below `limit` are stored directly; reaching it means grow or stop storing.
+        var limit = min(scratch.capacity, ElementReader.maxValues)
         var n = 0
         @inline(__always) func at(_ i: Int) -> UInt8 { i < end ? base[i] : 0 }
         @inline(__always) func skipWS(_ pos: inout Int) {
@@ -375,92 +381,149 @@ struct ElementReader {
             return result
         }
         while true {
-            let numberStart = pos
-            var c = at(pos)
-            var value: Int64 = 0
-            var fits = true
-            if c == _minus || (c >= _zero && c <= _nine) {
-                let negative = c == _minus
-                if negative { pos += 1; c = at(pos) }
-                var digits = 0
-                if c == _zero {
-                    pos += 1
-                    digits = 1
-                } else if c > _zero && c <= _nine {
-                    repeat {
-                        // No leading zeros, so 11+ digits is beyond Int32 whatever they are.
-                        if digits < 11 { value = value &* 10 &+ Int64(c &- _zero) }
-                        digits += 1
-                        pos += 1
-                        c = at(pos)
-                    } while c >= _zero && c <= _nine
-                } else {
-                    s.pos = pos
-                    throw s.error("invalid number")
-                }
-                c = at(pos)
-                if c == _dot || c == 0x65 || c == 0x45 {
-                    // Not a JSON integer: validate it with the general number scanner.
-                    s.pos = numberStart
-                    _ = try s.scanNumber()
-                    pos = s.pos
-                    fits = false
-                    if result.problem == nil {
-                        let text = String(decoding: UnsafeBufferPointer(start: base + numberStart, count: pos - numberStart), as: UTF8.self)
-                        result.problem = ElementProblem(id: nil, rule: "points-integer",
-                                                        message: "points value \(n) is \(text), not a JSON integer")
-                    }
-                } else {
-                    if negative { value = -value }
-                    if digits > 10 || value < Int64(Int32.min) || value > Int64(Int32.max) {
-                        fits = false
-                        if result.problem == nil {
-                            let text = String(decoding: UnsafeBufferPointer(start: base + numberStart, count: pos - numberStart), as: UTF8.self)
-                            result.problem = ElementProblem(id: nil, rule: ElementReader.rangeRule(field: n % 5),
-                                                            message: "points value \(n) (\(ElementReader.fieldName(n % 5)) of sample \(n / 5)) is \(text), outside the 32-bit range")
-                        }
-                    }
-                }
+            let value: Int32
+            if let v = ElementReader.fastInteger(base, end, &pos) {
+                value = v
             } else {
-                // A string, object, literal... validated and skipped.
-                s.pos = pos
-                let v = try s.parseValue()
-                pos = s.pos
-                fits = false
-                if result.problem == nil {
-                    result.problem = ElementProblem(id: nil, rule: "points-integer", message: "points value \(n) is \(v.typeName), not an integer")
-                }
+                value = try slowValue(&s, pos: &pos, index: n, problem: &result.problem)
             }
-            if n < ElementReader.maxValues {
-                if n == capacity {
-                    scratch.grow()
-                    out = scratch.pointer
-                    capacity = scratch.capacity
-                }
-                out[n] = fits ? Int32(truncatingIfNeeded: value) : 0
+            if n < limit {
+                out[n] = value
+            } else if n < ElementReader.maxValues {
+                scratch.grow()
+                out = scratch.pointer
+                limit = min(scratch.capacity, ElementReader.maxValues)
+                out[n] = value
             } else if n == ElementReader.maxValues && result.problem == nil {
                 result.problem = ElementProblem(id: nil, rule: "sample-limit",
                                                 message: "the stroke has more than \(ContentLimits.maxSamplesPerStroke) samples")
             }
             n += 1
-            skipWS(&pos)
-            c = at(pos)
+            var c = at(pos)
             if c == _comma {
                 pos += 1
+                c = at(pos)
+                if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+                    skipWS(&pos)
+                    c = at(pos)
+                }
+                if c == _rbracket { s.pos = pos; throw s.error("expected a value after ','") }
+                continue
+            }
+            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
                 skipWS(&pos)
-                if at(pos) == _rbracket { s.pos = pos; throw s.error("expected a value after ','") }
-            } else if c == _rbracket {
+                c = at(pos)
+                if c == _comma {
+                    pos += 1
+                    skipWS(&pos)
+                    if at(pos) == _rbracket { s.pos = pos; throw s.error("expected a value after ','") }
+                    continue
+                }
+            }
+            if c == _rbracket {
                 pos += 1
                 break
-            } else {
-                s.pos = pos
-                throw s.error("expected ',' or ']' in an array")
             }
+            s.pos = pos
+            throw s.error("expected ',' or ']' in an array")
         }
         s.pos = pos
         s.depth -= 1
         result.count = n
         return result
+    }
+
+    /// Decodes a JSON integer of 1 to 7 digits (optionally negative) at `pos` from one 8-byte
+    /// load, when at least 9 bytes remain. Returns nil, with `pos` unchanged, for anything it does
+    /// not fully decide: no digit, 8+ digits, a leading zero followed by a digit (`01`, a syntax
+    /// error), or a `.`/`e`/`E` after the digits (not an integer). Such values go to `slowValue`.
+    @inline(__always)
+    static func fastInteger(_ base: UnsafePointer<UInt8>, _ end: Int, _ pos: inout Int) -> Int32? {
+        guard pos &+ 9 <= end else { return nil }
+        let negative = base[pos] == _minus
+        let p = negative ? pos &+ 1 : pos
+        let word = UInt64(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self))
+        // Byte-wise: digits become 0...9. A byte is a non-digit when it is >= 10 after the xor;
+        // adding 0x76 sets its top bit then (a carry out of a non-digit byte only disturbs the
+        // bytes after it, and only the first non-digit matters).
+        let t = word ^ 0x3030_3030_3030_3030
+        let nonDigit = ((t &+ 0x7676_7676_7676_7676) | t) & 0x8080_8080_8080_8080
+        let length = nonDigit.trailingZeroBitCount &>> 3       // digits before the first non-digit
+        guard UInt(bitPattern: length &- 1) < 7 else { return nil }   // 1...7 digits
+        if length > 1 && t & 0xFF == 0 { return nil }           // leading zero
+        let terminator = UInt8(truncatingIfNeeded: word &>> UInt64(length &* 8))
+        if terminator == _dot || terminator | 0x20 == 0x65 { return nil }   // . e E
+        // The digits moved to the top bytes (most significant first), then combined pairwise.
+        var v = t &<< UInt64((8 &- length) &* 8)
+        v = ((v & 0x0F0F_0F0F_0F0F_0F0F) &* 2561) &>> 8
+        v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) &>> 16
+        v = ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) &>> 32
+        let magnitude = Int32(truncatingIfNeeded: v)
+        pos = p &+ length
+        return negative ? 0 &- magnitude : magnitude
+    }
+
+    /// One `points` value by the full grammar, at `pos` (no leading whitespace). Returns the value
+    /// to store (0 when it is not an integer in the 32-bit range, recording the first problem).
+    @inline(never)
+    private func slowValue(_ s: inout JSONScanner, pos: inout Int, index n: Int,
+                           problem: inout ElementProblem?) throws(JSONError) -> Int32 {
+        let base = s.base, end = s.count
+        @inline(__always) func at(_ i: Int) -> UInt8 { i < end ? base[i] : 0 }
+        let numberStart = pos
+        var c = at(pos)
+        guard c == _minus || (c >= _zero && c <= _nine) else {
+            // A string, object, literal... validated and skipped.
+            s.pos = pos
+            let v = try s.parseValue()
+            pos = s.pos
+            if problem == nil {
+                problem = ElementProblem(id: nil, rule: "points-integer", message: "points value \(n) is \(v.typeName), not an integer")
+            }
+            return 0
+        }
+        var value: Int64 = 0
+        let negative = c == _minus
+        if negative { pos += 1; c = at(pos) }
+        var digits = 0
+        if c == _zero {
+            pos += 1
+            digits = 1
+        } else if c > _zero && c <= _nine {
+            repeat {
+                // No leading zeros, so 11+ digits is beyond Int32 whatever they are.
+                if digits < 11 { value = value &* 10 &+ Int64(c &- _zero) }
+                digits += 1
+                pos += 1
+                c = at(pos)
+            } while c >= _zero && c <= _nine
+        } else {
+            s.pos = pos
+            throw s.error("invalid number")
+        }
+        c = at(pos)
+        if c == _dot || c == 0x65 || c == 0x45 {
+            // Not a JSON integer: validate it with the general number scanner.
+            s.pos = numberStart
+            _ = try s.scanNumber()
+            pos = s.pos
+            if problem == nil {
+                let text = String(decoding: UnsafeBufferPointer(start: base + numberStart, count: pos - numberStart), as: UTF8.self)
+                problem = ElementProblem(id: nil, rule: "points-integer",
+                                         message: "points value \(n) is \(text), not a JSON integer")
+            }
+            return 0
+        }
+        if negative { value = -value }
+        if digits > 10 || value < Int64(Int32.min) || value > Int64(Int32.max) {
+            if problem == nil {
+                let text = String(decoding: UnsafeBufferPointer(start: base + numberStart, count: pos - numberStart), as: UTF8.self)
+                problem = ElementProblem(id: nil, rule: ElementReader.rangeRule(field: n % 5),
+                                         message: "points value \(n) (\(ElementReader.fieldName(n % 5)) of sample \(n / 5)) is \(text), outside the 32-bit range")
+            }
+            return 0
+        }
+        return Int32(truncatingIfNeeded: value)
     }
 
     static func fieldName(_ f: Int) -> String { ["x", "y", "r", "p", "t"][f] }
