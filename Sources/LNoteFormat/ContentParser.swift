@@ -381,11 +381,25 @@ struct ElementReader {
             return result
         }
         while true {
+            // At a value: whitespace skipped, not `]`. First the common run of `digits,`.
+            if n < limit {
+                (pos, n) = ElementReader.decodeIntegerRun(base, end, pos, out, n, limit)
+            }
+            // Stopped at a value it could not take whole (or after a comma at whitespace or `]`:
+            // entry guarantees neither, so here they follow a comma).
+            var c = at(pos)
+            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+                skipWS(&pos)
+                c = at(pos)
+            }
+            if c == _rbracket { s.pos = pos; throw s.error("expected a value after ','") }
             let value: Int32
             if let v = ElementReader.fastInteger(base, end, &pos) {
                 value = v
+                c = base[pos]   // the fast path decoded at most 8 of the 9+ bytes left
             } else {
-                value = try slowValue(&s, pos: &pos, index: n, problem: &result.problem)
+                (value, pos) = try slowValue(&s, at: pos, index: n, problem: &result.problem)
+                c = at(pos)
             }
             if n < limit {
                 out[n] = value
@@ -399,7 +413,6 @@ struct ElementReader {
                                                 message: "the stroke has more than \(ContentLimits.maxSamplesPerStroke) samples")
             }
             n += 1
-            var c = at(pos)
             if c == _comma {
                 pos += 1
                 c = at(pos)
@@ -431,6 +444,38 @@ struct ElementReader {
         s.depth -= 1
         result.count = n
         return result
+    }
+
+    /// The hot loop proper: decodes consecutive `integer,` pairs (1 to 7 digits, optionally
+    /// negative, the comma right after the digits) into `out[n...]` while `n < limit` and at least
+    /// 9 bytes remain, and returns where it stopped: at the start of a value it did not take,
+    /// which may be whitespace or `]` after the last comma it consumed. Kept small and out of line
+    /// so that its state stays in registers.
+    @inline(never)
+    static func decodeIntegerRun(_ base: UnsafePointer<UInt8>, _ end: Int, _ start: Int,
+                                 _ out: UnsafeMutablePointer<Int32>, _ first: Int, _ limit: Int) -> (Int, Int) {
+        var pos = start, n = first
+        let last = end &- 9
+        while pos <= last && n < limit {
+            let negative = base[pos] == _minus
+            let p = negative ? pos &+ 1 : pos
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self))
+            let t = word ^ 0x3030_3030_3030_3030
+            let nonDigit = ((t &+ 0x7676_7676_7676_7676) | t) & 0x8080_8080_8080_8080
+            let length = nonDigit.trailingZeroBitCount &>> 3
+            guard UInt(bitPattern: length &- 1) < 7 else { break }
+            if length > 1 && t & 0xFF == 0 { break }
+            guard UInt8(truncatingIfNeeded: word &>> UInt64(length &* 8)) == _comma else { break }
+            var v = t &<< UInt64((8 &- length) &* 8)
+            v = ((v & 0x0F0F_0F0F_0F0F_0F0F) &* 2561) &>> 8
+            v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) &>> 16
+            v = ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) &>> 32
+            let magnitude = Int32(truncatingIfNeeded: v)
+            out[n] = negative ? 0 &- magnitude : magnitude
+            n &+= 1
+            pos = p &+ length &+ 1
+        }
+        return (pos, n)
     }
 
     /// Decodes a JSON integer of 1 to 7 digits (optionally negative) at `pos` from one 8-byte
@@ -466,9 +511,10 @@ struct ElementReader {
     /// One `points` value by the full grammar, at `pos` (no leading whitespace). Returns the value
     /// to store (0 when it is not an integer in the 32-bit range, recording the first problem).
     @inline(never)
-    private func slowValue(_ s: inout JSONScanner, pos: inout Int, index n: Int,
-                           problem: inout ElementProblem?) throws(JSONError) -> Int32 {
+    private func slowValue(_ s: inout JSONScanner, at start: Int, index n: Int,
+                           problem: inout ElementProblem?) throws(JSONError) -> (Int32, Int) {
         let base = s.base, end = s.count
+        var pos = start
         @inline(__always) func at(_ i: Int) -> UInt8 { i < end ? base[i] : 0 }
         let numberStart = pos
         var c = at(pos)
@@ -480,7 +526,7 @@ struct ElementReader {
             if problem == nil {
                 problem = ElementProblem(id: nil, rule: "points-integer", message: "points value \(n) is \(v.typeName), not an integer")
             }
-            return 0
+            return (0, pos)
         }
         var value: Int64 = 0
         let negative = c == _minus
@@ -512,7 +558,7 @@ struct ElementReader {
                 problem = ElementProblem(id: nil, rule: "points-integer",
                                          message: "points value \(n) is \(text), not a JSON integer")
             }
-            return 0
+            return (0, pos)
         }
         if negative { value = -value }
         if digits > 10 || value < Int64(Int32.min) || value > Int64(Int32.max) {
@@ -521,9 +567,9 @@ struct ElementReader {
                 problem = ElementProblem(id: nil, rule: ElementReader.rangeRule(field: n % 5),
                                          message: "points value \(n) (\(ElementReader.fieldName(n % 5)) of sample \(n / 5)) is \(text), outside the 32-bit range")
             }
-            return 0
+            return (0, pos)
         }
-        return Int32(truncatingIfNeeded: value)
+        return (Int32(truncatingIfNeeded: value), pos)
     }
 
     static func fieldName(_ f: Int) -> String { ["x", "y", "r", "p", "t"][f] }
