@@ -60,7 +60,7 @@ public enum ContentParser {
                              elementLimit: Int = ContentLimits.maxElementsPerPage) throws(LNoteError) -> PageContent {
         do {
             return try bytes.withUnsafeBufferPointer { (buf) throws(ContentFailure) -> PageContent in
-                try parseContent(buf, file: file, elementLimit: elementLimit)
+                try parseContent(buf, source: bytes, file: file, elementLimit: elementLimit)
             }
         } catch {
             switch error {
@@ -73,8 +73,16 @@ public enum ContentParser {
     /// Parses one element (a whole JSON text, as in a journal payload). A payload that is not
     /// valid JSON is reported with rule `json`.
     public static func parseElement(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Element, ElementProblem> {
+        parseElement(bytes, source: nil)
+    }
+
+    public static func parseElement(_ bytes: [UInt8]) -> Result<Element, ElementProblem> {
+        bytes.withUnsafeBufferPointer { parseElement($0, source: bytes) }
+    }
+
+    private static func parseElement(_ bytes: UnsafeBufferPointer<UInt8>, source: [UInt8]?) -> Result<Element, ElementProblem> {
         var s = JSONScanner(bytes)
-        var reader = ElementReader()
+        var reader = ElementReader(source: source)
         do {
             let outcome = try reader.read(&s)
             try s.finish()
@@ -84,19 +92,16 @@ public enum ContentParser {
         }
     }
 
-    public static func parseElement(_ bytes: [UInt8]) -> Result<Element, ElementProblem> {
-        bytes.withUnsafeBufferPointer { parseElement($0) }
-    }
-
     private enum ContentFailure: Error {
         case json(JSONError)
         case rule(LNoteError)
     }
 
-    private static func parseContent(_ buf: UnsafeBufferPointer<UInt8>, file: String,
+    /// - Parameter source: the array `buf` points into; the elements' JSON texts share it.
+    private static func parseContent(_ buf: UnsafeBufferPointer<UInt8>, source: [UInt8], file: String,
                                      elementLimit: Int) throws(ContentFailure) -> PageContent {
         var s = JSONScanner(buf)
-        var reader = ElementReader()
+        var reader = ElementReader(source: source)
         var format: JSONValue? = nil
         var elements: [Element]? = nil
         var diagnostics: [Diagnostic] = []
@@ -215,6 +220,13 @@ private final class PointScratch {
 struct ElementReader {
     private let scratch = PointScratch()
     private var key: [UInt8] = []
+    /// The array the scanner reads, when there is one: element texts are ranges of it. Without
+    /// one (a journal payload seen through a pointer), each element copies its text.
+    private let source: [UInt8]?
+
+    init(source: [UInt8]? = nil) {
+        self.source = source
+    }
 
     /// The most `points` values stored; beyond this the stroke is invalid anyway, and the rest of
     /// the array is only validated, so a huge array never makes us allocate more.
@@ -342,6 +354,9 @@ struct ElementReader {
             // Kept (the journal may address it, compaction writes it back) but not drawn.
             kind = .unknown(type: typeName)
         }
+        if let source {
+            return .success(Element(id: idString, kind: kind, source: source, range: start..<end))
+        }
         let json = Array(UnsafeBufferPointer(start: s.base + start, count: end - start))
         return .success(Element(id: idString, kind: kind, json: json))
     }
@@ -382,9 +397,12 @@ struct ElementReader {
         }
         while true {
             // At a value: whitespace skipped, not `]`. First the common run of `digits,`.
-            if n < limit {
-                (pos, n) = ElementReader.decodeIntegerRun(base, end, pos, out, n, limit)
+            if limit &- n < ElementReader.runBlockValues && limit < ElementReader.maxValues {
+                scratch.grow()
+                out = scratch.pointer
+                limit = min(scratch.capacity, ElementReader.maxValues)
             }
+            (pos, n) = ElementReader.decodeIntegerRun(base, end, pos, out, n, limit)
             // Stopped at a value it could not take whole (or after a comma at whitespace or `]`:
             // entry guarantees neither, so here they follow a comma).
             var c = at(pos)
@@ -446,36 +464,73 @@ struct ElementReader {
         return result
     }
 
-    /// The hot loop proper: decodes consecutive `integer,` pairs (1 to 7 digits, optionally
-    /// negative, the comma right after the digits) into `out[n...]` while `n < limit` and at least
-    /// 9 bytes remain, and returns where it stopped: at the start of a value it did not take,
-    /// which may be whitespace or `]` after the last comma it consumed. Kept small and out of line
-    /// so that its state stays in registers.
+    /// The most values `decodeIntegerRun` stores from one 64-byte block (each takes a digit and a
+    /// comma at least).
+    static let runBlockValues = 32
+
+    /// The hot loop proper: decodes consecutive `integer,` pairs (up to 8 digits, optionally
+    /// negative, the comma right after the digits) into `out[n...]`, and returns where it stopped:
+    /// at the start of a value it did not take, which may be whitespace or `]` after the last
+    /// comma it consumed. It needs `start` to be a value's start, `start >= 8`, and
+    /// `limit - n >= runBlockValues` to do anything.
+    ///
+    /// It reads 64-byte blocks: first the block's commas as a bit mask (eight bytes at a time),
+    /// then each comma-terminated token from one 8-byte load ending at its comma, checked to be
+    /// `-?digits` without a leading zero and decoded by a pairwise multiply. Positions come from
+    /// the mask rather than from decoding the previous number, so consecutive numbers do not wait
+    /// for each other. A token that is not such an integer (whitespace, `]`, a fraction, 9+
+    /// digits, a syntax error...) stops the run there; no byte after it is looked at.
     @inline(never)
     static func decodeIntegerRun(_ base: UnsafePointer<UInt8>, _ end: Int, _ start: Int,
                                  _ out: UnsafeMutablePointer<Int32>, _ first: Int, _ limit: Int) -> (Int, Int) {
-        var pos = start, n = first
-        let last = end &- 9
-        while pos <= last && n < limit {
-            let negative = base[pos] == _minus
-            let p = negative ? pos &+ 1 : pos
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self))
-            let t = word ^ 0x3030_3030_3030_3030
-            let nonDigit = ((t &+ 0x7676_7676_7676_7676) | t) & 0x8080_8080_8080_8080
-            let length = nonDigit.trailingZeroBitCount &>> 3
-            guard UInt(bitPattern: length &- 1) < 7 else { break }
-            if length > 1 && t & 0xFF == 0 { break }
-            guard UInt8(truncatingIfNeeded: word &>> UInt64(length &* 8)) == _comma else { break }
-            var v = t &<< UInt64((8 &- length) &* 8)
-            v = ((v & 0x0F0F_0F0F_0F0F_0F0F) &* 2561) &>> 8
-            v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) &>> 16
-            v = ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) &>> 32
-            let magnitude = Int32(truncatingIfNeeded: v)
-            out[n] = negative ? 0 &- magnitude : magnitude
-            n &+= 1
-            pos = p &+ length &+ 1
+        @inline(__always) func load(_ i: Int) -> UInt64 {
+            UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
         }
-        return (pos, n)
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F, high: UInt64 = 0x8080_8080_8080_8080
+        var tokenStart = start, n = first
+        guard start >= 8 else { return (start, first) }
+        while tokenStart &+ 64 <= end && limit &- n >= runBlockValues {
+            let block = tokenStart
+            // Bit i of `commas` is set when block[i] == ','. Per byte: zero after the xor exactly
+            // when a comma; `(x & 0x7F) + 0x7F` sets the top bit of every other byte without
+            // carrying into the next one; the multiply gathers the eight top bits into one byte.
+            var commas: UInt64 = 0
+            var k = 0
+            while k < 64 {
+                let x = load(block &+ k) ^ 0x2C2C_2C2C_2C2C_2C2C
+                let isComma = ~(((x & low7) &+ low7) | x) & high
+                commas |= (((isComma &>> 7) &* 0x0102_0408_1020_4080) &>> 56) &<< UInt64(k)
+                k &+= 8
+            }
+            if commas == 0 { break }
+            repeat {
+                let comma = block &+ commas.trailingZeroBitCount
+                let negative = base[tokenStart] == _minus
+                let digits = comma &- tokenStart &- (negative ? 1 : 0)
+                guard UInt(bitPattern: digits &- 1) < 8 else { return (tokenStart, n) }   // 1...8 digits
+                // The token is the top `digits` bytes of the word ending at the comma.
+                let t = load(comma &- 8) ^ 0x3030_3030_3030_3030
+                let shift = UInt64((8 &- digits) &* 8)
+                let keep = ~UInt64(0) &<< shift
+                // Exact per byte (no carries): set where the byte is not an ASCII digit.
+                let nonDigit = (((t & low7) &+ 0x7676_7676_7676_7676) | t) & high & keep
+                // A leading zero: the first digit is 0 and more follow. Computed without a branch
+                // (the digit count changes from value to value).
+                let firstIsZero: UInt64 = (t &>> shift) & 0xFF == 0 ? 1 : 0
+                let several: UInt64 = digits > 1 ? 1 : 0
+                guard nonDigit | (firstIsZero & several) == 0 else { return (tokenStart, n) }
+                var v = t & keep
+                v = (v &* 2561) &>> 8
+                v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) &>> 16
+                v = ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) &>> 32
+                let magnitude = Int32(truncatingIfNeeded: v)
+                out[n] = negative ? 0 &- magnitude : magnitude
+                n &+= 1
+                tokenStart = comma &+ 1
+                commas &= commas &- 1
+            } while commas != 0
+        }
+        return (tokenStart, n)
     }
 
     /// Decodes a JSON integer of 1 to 7 digits (optionally negative) at `pos` from one 8-byte

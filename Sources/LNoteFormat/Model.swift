@@ -147,14 +147,44 @@ public struct Element: Sendable, Equatable {
     /// The element's `id` as written (compared case-insensitively), or nil when absent.
     public var id: String?
     public var kind: Kind
+    /// The text is a range of a buffer that may hold more: a parsed page's elements all share
+    /// the content file's bytes instead of each copying its own (the file is mostly points, so
+    /// per-element copies doubled the bytes written while decoding).
+    private var jsonStorage: [UInt8]
+    private var jsonRange: Range<Int>
+
     /// The element's JSON text exactly as read. Compaction writes this back, so keys this
     /// version does not know survive a rewrite.
-    public var json: [UInt8]
+    public var json: [UInt8] {
+        get {
+            jsonRange.count == jsonStorage.count ? jsonStorage : Array(jsonStorage[jsonRange])
+        }
+        set {
+            jsonStorage = newValue
+            jsonRange = 0..<newValue.count
+        }
+    }
 
     public init(id: String?, kind: Kind, json: [UInt8]) {
         self.id = id
         self.kind = kind
-        self.json = json
+        self.jsonStorage = json
+        self.jsonRange = 0..<json.count
+    }
+
+    /// An element whose text is `source[range]`, sharing `source` (no copy).
+    init(id: String?, kind: Kind, source: [UInt8], range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= source.count, "element text out of its buffer")
+        self.id = id
+        self.kind = kind
+        self.jsonStorage = source
+        self.jsonRange = range
+    }
+
+    /// Equal when id, kind and JSON text are equal, wherever the text is stored.
+    public static func == (a: Element, b: Element) -> Bool {
+        guard a.id == b.id, a.kind == b.kind, a.jsonRange.count == b.jsonRange.count else { return false }
+        return a.jsonStorage[a.jsonRange].elementsEqual(b.jsonStorage[b.jsonRange])
     }
 }
 

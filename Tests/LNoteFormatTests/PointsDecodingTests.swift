@@ -164,12 +164,13 @@ final class PointsDecodingTests: XCTestCase {
                       "1.0", "1.", "1e3", "1E-2", "-", "\"s\"", "null", "[]", "{}", "true", "1x", "0x1", ".5"]
         let spaces = ["", "", "", "", " ", "\n", "\t", "\r\n", "  "]
         for _ in 0..<3000 {
-            let count = Int(rng.next() % 16)
+            // Mostly short arrays; every tenth long enough for several 64-byte blocks.
+            let count = rng.next() % 10 == 0 ? 50 + Int(rng.next() % 300) : Int(rng.next() % 16)
             var text = "[" + spaces[Int(rng.next() % UInt64(spaces.count))]
             for i in 0..<count {
                 let r = rng.next() % 100
                 let token: String
-                if r < 70 {
+                if r < 97 - Int(rng.next() % 30) {
                     // Mostly plausible values, so that whole valid strokes occur often.
                     let field = i % 5
                     let n: Int = field == 2 ? Int(rng.next() % 200) : field == 3 ? Int(rng.next() % 1001)
@@ -188,6 +189,24 @@ final class PointsDecodingTests: XCTestCase {
             if rng.next() % 100 == 0 { text += "," }
             text += "]"
             check(text)
+        }
+    }
+
+    /// Many valid values, so that decoding crosses the scratch buffer's growth and block limits.
+    func testLongValidStrokes() {
+        var rng = SplitMix64(seed: 42)
+        for samples in [1, 12, 13, 819, 820, 821, 2000, 5000] {
+            var values: [String] = []
+            for _ in 0..<samples {
+                let x = Int(Int64(bitPattern: rng.next()) % 2_147_483_648)
+                let y = Int(Int64(bitPattern: rng.next()) % 50_000)
+                values += [String(x), String(y), String(rng.next() % 100_001), String(rng.next() % 1001), String(rng.next() % 99_999_999)]
+            }
+            let text = "[" + values.joined(separator: ",") + "]"
+            let want = reference(text)
+            XCTAssertEqual(decodeAlone(text), want)
+            XCTAssertEqual(decodeInPage(text), want)
+            if case .points(let p) = want { XCTAssertEqual(p.count, samples * 5) } else { XCTFail("\(want)") }
         }
     }
 
