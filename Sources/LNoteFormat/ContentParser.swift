@@ -184,15 +184,58 @@ public enum ContentParser {
 
 private let keyElements = Array("elements".utf8)
 private let keyFormat = Array("format".utf8)
-private let keyPoints = Array("points".utf8)
-private let keyType = Array("type".utf8)
-private let keyID = Array("id".utf8)
-private let keyTool = Array("tool".utf8)
-private let keyColor = Array("color".utf8)
-private let keyAsset = Array("asset".utf8)
-private let keyFrame = Array("frame".utf8)
-private let keyRotation = Array("rotation".utf8)
-private let keyOpacity = Array("opacity".utf8)
+
+/// The members of an element that the reader looks at, recognised from the key's bytes without
+/// making a String.
+private enum FieldName {
+    case points, type, id, tool, color, asset, frame, rotation, opacity, other
+
+    init(_ p: UnsafePointer<UInt8>, _ n: Int) {
+        @inline(__always) func isKey(_ k: StaticString) -> Bool {
+            let q = k.utf8Start
+            for i in 0..<n where p[i] != q[i] { return false }
+            return true
+        }
+        switch n {
+        case 2: self = isKey("id") ? .id : .other
+        case 4: self = isKey("type") ? .type : isKey("tool") ? .tool : .other
+        case 5: self = isKey("color") ? .color : isKey("asset") ? .asset : isKey("frame") ? .frame : .other
+        case 6: self = isKey("points") ? .points : .other
+        case 7: self = isKey("opacity") ? .opacity : .other
+        case 8: self = isKey("rotation") ? .rotation : .other
+        default: self = .other
+        }
+    }
+}
+
+/// A member value that is usually a string: kept as a String without boxing it in a JSONValue.
+private enum Field {
+    case string(String)
+    case value(JSONValue)
+
+    /// Reads the value at the scanner's position; a plain string (ASCII, no escapes) goes
+    /// straight from the input to a String.
+    static func read(_ s: inout JSONScanner) throws(JSONError) -> Field {
+        if s.peek() == _quote, let r = s.scanPlainString() {
+            return .string(String(decoding: UnsafeBufferPointer(start: s.base + r.lowerBound, count: r.count), as: UTF8.self))
+        }
+        let v = try s.parseValue()
+        if case .string(let text) = v { return .string(text) }
+        return .value(v)
+    }
+
+    var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    var typeName: String {
+        switch self {
+        case .string: return "a string"
+        case .value(let v): return v.typeName
+        }
+    }
+}
 
 /// A growable Int32 buffer reused across strokes, so the hot loop writes through a raw pointer.
 private final class PointScratch {
@@ -249,21 +292,26 @@ struct ElementReader {
         }
         try s.beginObject()
         var first = true
-        var type: JSONValue? = nil, id: JSONValue? = nil, tool: JSONValue? = nil, color: JSONValue? = nil
+        var type: Field? = nil, id: Field? = nil, tool: Field? = nil, color: Field? = nil
         var asset: JSONValue? = nil, frame: JSONValue? = nil, rotation: JSONValue? = nil, opacity: JSONValue? = nil
         var points: PointsScan? = nil
-        while try s.nextMember(first: &first, key: &key) {
-            switch key.count {
-            case 6 where key == keyPoints: points = try readPoints(&s)
-            case 4 where key == keyType: type = try s.parseValue()
-            case 2 where key == keyID: id = try s.parseValue()
-            case 4 where key == keyTool: tool = try s.parseValue()
-            case 5 where key == keyColor: color = try s.parseValue()
-            case 5 where key == keyAsset: asset = try s.parseValue()
-            case 5 where key == keyFrame: frame = try s.parseValue()
-            case 8 where key == keyRotation: rotation = try s.parseValue()
-            case 7 where key == keyOpacity: opacity = try s.parseValue()
-            default: try s.skipValue()
+        while let k = try s.nextMemberKey(first: &first, key: &key) {
+            let name: FieldName
+            switch k {
+            case .plain(let start, let count): name = FieldName(s.base + start, count)
+            case .decoded: name = key.withUnsafeBufferPointer { FieldName($0.baseAddress ?? s.base, $0.count) }
+            }
+            switch name {
+            case .points: points = try readPoints(&s)
+            case .type: type = try Field.read(&s)
+            case .id: id = try Field.read(&s)
+            case .tool: tool = try Field.read(&s)
+            case .color: color = try Field.read(&s)
+            case .asset: asset = try s.parseValue()
+            case .frame: frame = try s.parseValue()
+            case .rotation: rotation = try s.parseValue()
+            case .opacity: opacity = try s.parseValue()
+            case .other: try s.skipValue()
             }
         }
         let end = s.pos
@@ -271,7 +319,7 @@ struct ElementReader {
         // id: optional, but a string when present (null counts as absent).
         var idString: String? = nil
         switch id {
-        case nil, .null?: break
+        case nil, .value(.null)?: break
         case .string(let v)?: idString = v
         case let other?:
             return .failure(ElementProblem(id: nil, rule: "id", message: "id is \(other.typeName), not a string"))
@@ -471,11 +519,11 @@ struct ElementReader {
     /// The hot loop proper: decodes consecutive `integer,` pairs (up to 8 digits, optionally
     /// negative, the comma right after the digits) into `out[n...]`, and returns where it stopped:
     /// at the start of a value it did not take, which may be whitespace or `]` after the last
-    /// comma it consumed. It needs `start` to be a value's start, `start >= 8`, and
+    /// comma it consumed. It needs `start` to be a value's start, and 72 bytes and
     /// `limit - n >= runBlockValues` to do anything.
     ///
     /// It reads 64-byte blocks: first the block's commas as a bit mask (eight bytes at a time),
-    /// then each comma-terminated token from one 8-byte load ending at its comma, checked to be
+    /// then each comma-terminated token from one 8-byte load at its first digit, checked to be
     /// `-?digits` without a leading zero and decoded by a pairwise multiply. Positions come from
     /// the mask rather than from decoding the previous number, so consecutive numbers do not wait
     /// for each other. A token that is not such an integer (whitespace, `]`, a fraction, 9+
@@ -486,49 +534,63 @@ struct ElementReader {
         @inline(__always) func load(_ i: Int) -> UInt64 {
             UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
         }
-        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F, high: UInt64 = 0x8080_8080_8080_8080
+        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F, low7e: UInt64 = 0x7E7E_7E7E_7E7E_7E7E
+        let high: UInt64 = 0x8080_8080_8080_8080
         var tokenStart = start, n = first
-        guard start >= 8 else { return (start, first) }
-        while tokenStart &+ 64 <= end && limit &- n >= runBlockValues {
+        // 64 bytes of block plus the 8-byte load at a token's first digit, which may start at
+        // the block's 63rd byte.
+        while tokenStart &+ 72 <= end && limit &- n >= runBlockValues {
             let block = tokenStart
-            // Bit i of `commas` is set when block[i] == ','. Per byte: zero after the xor exactly
-            // when a comma; `(x & 0x7F) + 0x7F` sets the top bit of every other byte without
-            // carrying into the next one; the multiply gathers the eight top bits into one byte.
+            // Bit i of `commas` is set when block[i] == ','. Per byte, after the xor a comma is 0
+            // and a '-' is 1; `(x & 0x7E) + 0x7E` sets the top bit of every other byte without
+            // carrying into the next one; bit 0 of x (moved to bit 7) tells '-' from ','; the
+            // multiply gathers the eight top bits into one byte.
             var commas: UInt64 = 0
+            var minus: UInt64 = 0
             var k = 0
             while k < 64 {
                 let x = load(block &+ k) ^ 0x2C2C_2C2C_2C2C_2C2C
-                let isComma = ~(((x & low7) &+ low7) | x) & high
+                let commaOrMinus = ~(((x & low7e) &+ low7e) | x) & high
+                let isComma = commaOrMinus & ~(x &<< 7)
+                minus |= commaOrMinus & (x &<< 7)
                 commas |= (((isComma &>> 7) &* 0x0102_0408_1020_4080) &>> 56) &<< UInt64(k)
                 k &+= 8
             }
             if commas == 0 { break }
-            repeat {
-                let comma = block &+ commas.trailingZeroBitCount
-                let negative = base[tokenStart] == _minus
-                let digits = comma &- tokenStart &- (negative ? 1 : 0)
-                guard UInt(bitPattern: digits &- 1) < 8 else { return (tokenStart, n) }   // 1...8 digits
-                // The token is the top `digits` bytes of the word ending at the comma.
-                let t = load(comma &- 8) ^ 0x3030_3030_3030_3030
-                let shift = UInt64((8 &- digits) &* 8)
-                let keep = ~UInt64(0) &<< shift
-                // Exact per byte (no carries): set where the byte is not an ASCII digit.
-                let nonDigit = (((t & low7) &+ 0x7676_7676_7676_7676) | t) & high & keep
-                // A leading zero: the first digit is 0 and more follow. Computed without a branch
-                // (the digit count changes from value to value).
-                let firstIsZero: UInt64 = (t &>> shift) & 0xFF == 0 ? 1 : 0
-                let several: UInt64 = digits > 1 ? 1 : 0
-                guard nonDigit | (firstIsZero & several) == 0 else { return (tokenStart, n) }
-                var v = t & keep
-                v = (v &* 2561) &>> 8
-                v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) &>> 16
-                v = ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) &>> 32
-                let magnitude = Int32(truncatingIfNeeded: v)
-                out[n] = negative ? 0 &- magnitude : magnitude
-                n &+= 1
-                tokenStart = comma &+ 1
-                commas &= commas &- 1
-            } while commas != 0
+            // Decodes the block's tokens; false when one is not a plain integer. `signed` is a
+            // constant in each call, so a block without any '-' skips the sign handling.
+            @inline(__always) func tokens(signed: Bool) -> Bool {
+                repeat {
+                    let comma = block &+ commas.trailingZeroBitCount
+                    let negative = signed && base[tokenStart] == _minus
+                    let first = negative ? tokenStart &+ 1 : tokenStart
+                    let digits = comma &- first
+                    guard UInt(bitPattern: digits &- 1) < 8 else { return false }   // 1...8 digits
+                    // The digits are the low `digits` bytes of the word at the first one; shifting
+                    // left by the rest drops what follows them and leaves the most significant
+                    // digit first, with zeros before it, as the pairwise multiply wants.
+                    let t = load(first) ^ 0x3030_3030_3030_3030
+                    let shift = UInt64((8 &- digits) &* 8)
+                    // Exact per byte (no carries): set where the byte is not an ASCII digit.
+                    let nonDigit = ((((t & low7) &+ 0x7676_7676_7676_7676) | t) & high) &<< shift
+                    // A leading zero: the first digit is 0 and more follow. Computed without a
+                    // branch (the digit count changes from value to value).
+                    let firstIsZero: UInt64 = t & 0xFF == 0 ? 1 : 0
+                    let several: UInt64 = digits > 1 ? 1 : 0
+                    guard nonDigit | (firstIsZero & several) == 0 else { return false }
+                    var v = t &<< shift
+                    v = (v &* 2561) &>> 8
+                    v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) &>> 16
+                    v = ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) &>> 32
+                    let magnitude = Int32(truncatingIfNeeded: v)
+                    out[n] = negative ? 0 &- magnitude : magnitude
+                    n &+= 1
+                    tokenStart = comma &+ 1
+                    commas &= commas &- 1
+                } while commas != 0
+                return true
+            }
+            guard minus == 0 ? tokens(signed: false) : tokens(signed: true) else { return (tokenStart, n) }
         }
         return (tokenStart, n)
     }

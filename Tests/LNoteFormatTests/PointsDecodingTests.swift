@@ -210,6 +210,30 @@ final class PointsDecodingTests: XCTestCase {
         }
     }
 
+    /// A block of positive values followed by one with a negative value, and the reverse (the
+    /// run decodes blocks without any '-' by a sign-free loop).
+    func testSignedAndUnsignedBlocksMix() {
+        let positive = Array(repeating: "1234,5678,8,500,9", count: 30).joined(separator: ",")
+        let negative = Array(repeating: "-1234,-5678,8,500,9", count: 30).joined(separator: ",")
+        check("[" + positive + "," + negative + "," + positive + "]")
+        check("[" + negative + "," + positive + ",-0,-1,0,0,1]")
+        check("[" + positive + ",1-2,0,0,0,0]")
+        check("[" + positive + ",--1,0,0,0,0]")
+        check("[" + positive + ",-,0,0,0,0]")
+        check("[" + positive + ",-01,0,0,0,0]")
+    }
+
+    func testColourHexForms() {
+        XCTAssertEqual(Color(hex: "#1a2B3c"), Color(r: 0x1A, g: 0x2B, b: 0x3C, a: 255))
+        XCTAssertEqual(Color(hex: "#1a2B3c80"), Color(r: 0x1A, g: 0x2B, b: 0x3C, a: 0x80))
+        XCTAssertEqual(Color(hex: "#000000"), Color(r: 0, g: 0, b: 0))
+        XCTAssertEqual(Color(hex: "#FFFFFFFF"), Color(r: 255, g: 255, b: 255, a: 255))
+        for bad in ["", "#", "#12345", "#1234567", "#123456789", "#1234567890", "123456", "1234567", "#GGGGGG",
+                    "#12345g", " #123456", "#123456 ", "#１２３４５６", "##123456"] {
+            XCTAssertNil(Color(hex: bad), bad)
+        }
+    }
+
     func testElementJSONIsTheExactTextOfEachElement() throws {
         let a = ##"{"type":"stroke","id":"A","color":"#000000","points":[1, 2,3,4,5] }"##
         let b = ##"{ "type":"image","id":"B","asset":"11111111-2222-4333-8444-555555555555.jpg","frame":[0,0,1,1]}"##
