@@ -534,7 +534,7 @@ struct ElementReader {
         @inline(__always) func load(_ i: Int) -> UInt64 {
             UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
         }
-        let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F, low7e: UInt64 = 0x7E7E_7E7E_7E7E_7E7E
+        let low7e: UInt64 = 0x7E7E_7E7E_7E7E_7E7E
         let high: UInt64 = 0x8080_8080_8080_8080
         var tokenStart = start, n = first
         // 64 bytes of block plus the 8-byte load at a token's first digit, which may start at
@@ -571,13 +571,17 @@ struct ElementReader {
                     // digit first, with zeros before it, as the pairwise multiply wants.
                     let t = load(first) ^ 0x3030_3030_3030_3030
                     let shift = UInt64((8 &- digits) &* 8)
-                    // Exact per byte (no carries): set where the byte is not an ASCII digit.
-                    let nonDigit = ((((t & low7) &+ 0x7676_7676_7676_7676) | t) & high) &<< shift
-                    // A leading zero: the first digit is 0 and more follow. Computed without a
-                    // branch (the digit count changes from value to value).
-                    let firstIsZero: UInt64 = t & 0xFF == 0 ? 1 : 0
-                    let several: UInt64 = digits > 1 ? 1 : 0
-                    guard nonDigit | (firstIsZero & several) == 0 else { return false }
+                    // Top bit set in each byte that is not an ASCII digit (0...9 after the xor):
+                    // adding 0x76 sets it for 10...0x89, `| t` for 0x80 and up. A byte >= 0x8A
+                    // carries into the next one, but it is flagged itself, and only the first
+                    // non-digit matters.
+                    let nonDigit = ((t &+ 0x7676_7676_7676_7676) | t) & high
+                    // Top bit of byte 1 set when the first digit is 0 (the borrow of `t - 1`
+                    // reaches bit 7 only from a zero byte 0); the shift below drops it when the 0
+                    // is the only digit, so it flags a leading zero. No branch: the digit count
+                    // changes from value to value.
+                    let leadingZero = (((t &- 1) & ~t) & 0x80) &<< 8
+                    guard (nonDigit | leadingZero) &<< shift == 0 else { return false }
                     var v = t &<< shift
                     v = (v &* 2561) &>> 8
                     v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) &>> 16
