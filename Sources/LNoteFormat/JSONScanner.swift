@@ -210,6 +210,63 @@ struct JSONScanner {
         return true
     }
 
+    /// Where `nextMemberKey` left the key.
+    enum MemberKey {
+        /// The key had no escapes and only printable ASCII: its bytes are `base[start..<start+count]`.
+        case plain(start: Int, count: Int)
+        /// The key was decoded into the caller's buffer.
+        case decoded
+    }
+
+    /// `nextMember` without copying plain keys: returns nil (having consumed `}`) at the end of
+    /// the object, or where the key is, with the `:` consumed and positioned at the value. Keys
+    /// with escapes or non-ASCII bytes take the full path and are decoded into `key`.
+    mutating func nextMemberKey(first: inout Bool, key: inout [UInt8]) throws(JSONError) -> MemberKey? {
+        skipWhitespace()
+        var c = peek()
+        if first {
+            first = false
+            if c == _rbrace { pos += 1; depth -= 1; return nil }
+        } else {
+            if c == _rbrace { pos += 1; depth -= 1; return nil }
+            guard c == _comma else { throw error("expected ',' or '}' in an object") }
+            pos += 1
+            skipWhitespace()
+            c = peek()
+        }
+        guard c == _quote else { throw error("expected a string key") }
+        let result: MemberKey
+        if let r = scanPlainString() {
+            result = .plain(start: r.lowerBound, count: r.count)
+        } else {
+            key.removeAll(keepingCapacity: true)
+            try readStringBytes(into: &key)
+            result = .decoded
+        }
+        try expect(_colon, "':' after an object key")
+        skipWhitespace()
+        return result
+    }
+
+    /// At a string's opening quote: when the string holds only printable ASCII and no escape,
+    /// consumes it and returns its content's range (nothing to validate or decode); otherwise
+    /// returns nil and leaves `pos` alone, for the full scanner.
+    @inline(__always)
+    mutating func scanPlainString() -> Range<Int>? {
+        var i = pos &+ 1
+        while i < count {
+            let c = base[i]
+            if c == _quote {
+                let r = (pos &+ 1)..<i
+                pos = i &+ 1
+                return r
+            }
+            if c < 0x20 || c >= 0x80 || c == _backslash { return nil }
+            i &+= 1
+        }
+        return nil
+    }
+
     /// Consumes `[` (after whitespace). Then call `nextElement` until it returns false.
     mutating func beginArray() throws(JSONError) {
         skipWhitespace()

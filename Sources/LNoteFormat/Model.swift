@@ -54,24 +54,33 @@ public struct Color: Hashable, Sendable {
 
     /// Parses `#RRGGBB` or `#RRGGBBAA` (hex digits of either case); nil for anything else.
     public init?(hex: String) {
-        let u = Array(hex.utf8)
-        guard (u.count == 7 || u.count == 9), u[0] == UInt8(ascii: "#") else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-            default: return nil
+        // One pass over the UTF-8, no intermediate arrays (every stroke has a colour).
+        var value: UInt32 = 0
+        var count = 0
+        for c in hex.utf8 {
+            if count == 0 {
+                guard c == UInt8(ascii: "#") else { return nil }
+            } else {
+                guard count < 9 else { return nil }
+                let nibble: UInt8
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = c - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                value = value << 4 | UInt32(nibble)
             }
+            count += 1
         }
-        var channels = [UInt8]()
-        var i = 1
-        while i < u.count {
-            guard let hi = nibble(u[i]), let lo = nibble(u[i + 1]) else { return nil }
-            channels.append(hi << 4 | lo)
-            i += 2
+        switch count {
+        case 7:
+            self.init(r: UInt8(value >> 16), g: UInt8(value >> 8 & 0xFF), b: UInt8(value & 0xFF), a: 255)
+        case 9:
+            self.init(r: UInt8(value >> 24), g: UInt8(value >> 16 & 0xFF), b: UInt8(value >> 8 & 0xFF), a: UInt8(value & 0xFF))
+        default:
+            return nil
         }
-        self.init(r: channels[0], g: channels[1], b: channels[2], a: channels.count == 4 ? channels[3] : 255)
     }
 
     public static let white = Color(r: 255, g: 255, b: 255)
@@ -147,14 +156,44 @@ public struct Element: Sendable, Equatable {
     /// The element's `id` as written (compared case-insensitively), or nil when absent.
     public var id: String?
     public var kind: Kind
+    /// The text is a range of a buffer that may hold more: a parsed page's elements all share
+    /// the content file's bytes instead of each copying its own (the file is mostly points, so
+    /// per-element copies doubled the bytes written while decoding).
+    private var jsonStorage: [UInt8]
+    private var jsonRange: Range<Int>
+
     /// The element's JSON text exactly as read. Compaction writes this back, so keys this
     /// version does not know survive a rewrite.
-    public var json: [UInt8]
+    public var json: [UInt8] {
+        get {
+            jsonRange.count == jsonStorage.count ? jsonStorage : Array(jsonStorage[jsonRange])
+        }
+        set {
+            jsonStorage = newValue
+            jsonRange = 0..<newValue.count
+        }
+    }
 
     public init(id: String?, kind: Kind, json: [UInt8]) {
         self.id = id
         self.kind = kind
-        self.json = json
+        self.jsonStorage = json
+        self.jsonRange = 0..<json.count
+    }
+
+    /// An element whose text is `source[range]`, sharing `source` (no copy).
+    init(id: String?, kind: Kind, source: [UInt8], range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= source.count, "element text out of its buffer")
+        self.id = id
+        self.kind = kind
+        self.jsonStorage = source
+        self.jsonRange = range
+    }
+
+    /// Equal when id, kind and JSON text are equal, wherever the text is stored.
+    public static func == (a: Element, b: Element) -> Bool {
+        guard a.id == b.id, a.kind == b.kind, a.jsonRange.count == b.jsonRange.count else { return false }
+        return a.jsonStorage[a.jsonRange].elementsEqual(b.jsonStorage[b.jsonRange])
     }
 }
 
