@@ -44,7 +44,7 @@ func measureRaster(_ page: LoadedPage, at rasterScale: RasterScale, runs: Int) t
     return try measure(runs: runs) { keep(rasterStrokes(page, scale: scale)) }
 }
 
-/// A pixel from the middle of `bitmap`: depends on every element drawn.
+/// Folds a pixel of `bitmap` into the checksum, so that drawing it cannot be optimized away.
 func keep(_ bitmap: Bitmap) { keep(Int(bitmap.pixels[bitmap.pixels.count / 2])) }
 
 /// One PNG encode of `bitmap`, timed, and the size of the file it gives.
