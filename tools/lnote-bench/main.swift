@@ -1,1 +1,147 @@
 // lnote-bench: release-build benchmarks (run through tools/bench).
+//
+//   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N]
+//
+// Times, single-threaded unless said otherwise, on the dense page: content decode, stroke
+// raster at thumb / 1x / 2x, PNG encode of the 2x render (ours vs libpng zlib 6), the page's
+// thumbnail end to end and by stage; on the 200-page document (a working copy in DIR):
+// thumbnail regeneration from scratch (1 job and one per core), after one edit, with nothing
+// changed, and one average page alone. Progress goes to stderr; stdout is one JSON object.
+
+import Foundation
+import LNoteCodecs
+import LNoteFormat
+import LNoteRaster
+
+struct Arguments {
+    var dense = ""
+    var doc200 = ""
+    var work = ""
+    var runs = 7
+    var regenRuns = 3
+
+    init(_ args: [String]) throws {
+        var i = 0
+        func value() throws -> String {
+            guard i + 1 < args.count else { throw BenchError("\(args[i]) needs a value") }
+            i += 1
+            return args[i]
+        }
+        func count() throws -> Int {
+            let text = try value()
+            guard let n = Int(text), n >= 1 else { throw BenchError("\(args[i - 1]) needs a positive integer, got '\(text)'") }
+            return n
+        }
+        while i < args.count {
+            switch args[i] {
+            case "--dense": dense = try value()
+            case "--doc200": doc200 = try value()
+            case "--work": work = try value()
+            case "--runs": runs = try count()
+            case "--regen-runs": regenRuns = try count()
+            default: throw BenchError("unexpected argument '\(args[i])'")
+            }
+            i += 1
+        }
+        guard !dense.isEmpty, !doc200.isEmpty, !work.isEmpty else {
+            throw BenchError("usage: lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N]")
+        }
+    }
+}
+
+func progress(_ text: String) {
+    FileHandle.standardError.write(Data("lnote-bench: \(text)\n".utf8))
+}
+
+func loadAverage() -> [Double] {
+    let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+    return text.split(separator: " ").prefix(3).compactMap { Double($0) }
+}
+
+/// Decode, raster and PNG on the dense page.
+func denseMicro(_ package: LNotePackage, runs: Int) throws -> [String: Any] {
+    let entry = package.document.validPages[0]
+    let source = try package.readPageSource(entry)
+    let page = try package.loadPage(entry, from: source)
+    let strokes = page.elements.compactMap { e -> Int? in if case .stroke(let s) = e.kind { return s.sampleCount } else { return nil } }
+
+    progress("decode")
+    let decode = try measureDecode(source, runs: runs)
+    var raster: [String: Any] = [:]
+    for scale in RasterScale.allCases {
+        progress("raster \(scale.rawValue)")
+        let t = try measureRaster(page, at: scale, runs: runs)
+        let size = RasterGeometry.pixelSize(pageWidth: entry.width, pageHeight: entry.height,
+                                            scale: scale.scale(pageWidth: entry.width))
+        raster[scale.rawValue] = ["ours": rounded(t.median), "ours_min": rounded(t.min), "ours_max": rounded(t.max),
+                                  "width": size.width, "height": size.height]
+    }
+    progress("png 2x")
+    let bitmap2x = rasterStrokes(page, scale: 2)
+    let fast = try measurePNG(bitmap2x, compression: .fast, runs: runs)
+    let zlib6 = try measurePNG(bitmap2x, compression: .zlibDefault(level: 6), runs: runs)
+
+    return [
+        "dense": ["content_file": package.absolutePath(source.contentFile), "page_width": entry.width,
+                  "page_height": entry.height, "content_bytes": source.content.count,
+                  "strokes": strokes.count, "samples": strokes.reduce(0, +)],
+        "decode_ms": rounded(decode.median),
+        "decode_mb_per_s": rounded(Double(source.content.count) / 1e6 / (decode.median / 1e3)),
+        "decode": decode.json,
+        "raster": raster,
+        "png2x": ["ours_ms": rounded(fast.0.median), "ours_bytes": fast.bytes, "ours": fast.0.json,
+                  "zlib6_ms": rounded(zlib6.0.median), "zlib6_bytes": zlib6.bytes, "zlib6": zlib6.0.json],
+    ]
+}
+
+/// The dense page's thumbnail, end to end and by stage.
+func denseThumbnail(_ package: LNotePackage, runs: Int) throws -> [String: Any] {
+    progress("thumbnail of the dense page")
+    let total = try measureThumbnailRegeneration(package.path, runs: runs)
+    let stages = try measureThumbnailStages(package.document.validPages[0], of: package, runs: runs)
+    return ["thumb_dense_ms": rounded(total.median), "thumb_dense": total.json,
+            "thumb_dense_stages": stages.mapValues(\.json)]
+}
+
+/// Regeneration of the 200-page document, on a working copy.
+func doc200Regeneration(_ original: String, work: String, runs: Int, regenRuns: Int) throws -> [String: Any] {
+    let package = try workingCopy(of: original, in: work)
+    let pages = try LNotePackage.open(at: URL(fileURLWithPath: package)).document.validPages.count
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    progress("regen200 from scratch, 1 job")
+    let scratch = try measureScratch(package, jobs: 1, runs: regenRuns)
+    progress("regen200 from scratch, \(cores) jobs")
+    let scratchParallel = try measureScratch(package, jobs: cores, runs: regenRuns)
+    progress("regen200 no-op")
+    let noop = try measureNoop(package, runs: runs)
+    let average = try medianPage(of: package)
+    progress("regen200 one edit")
+    let oneEdit = try measureOneEdit(package, page: average, runs: runs)
+    progress("regen200 one page")
+    let onePage = try measureOnePage(package, page: average, runs: runs)
+    return ["regen200": [
+        "pages": pages, "jobs": 1, "parallel_jobs": cores, "edited_page": average.id.original,
+        "scratch_ms": rounded(scratch.median), "scratch_parallel_ms": rounded(scratchParallel.median),
+        "noop_ms": rounded(noop.median), "one_edit_ms": rounded(oneEdit.median), "one_page_ms": rounded(onePage.median),
+        "timings": ["scratch": scratch.json, "scratch_parallel": scratchParallel.json, "noop": noop.json,
+                    "one_edit": oneEdit.json, "one_page": onePage.json],
+    ]]
+}
+
+do {
+    let args = try Arguments(Array(CommandLine.arguments.dropFirst()))
+    let dense = try LNotePackage.open(at: URL(fileURLWithPath: args.dense))
+    var result: [String: Any] = ["runs": args.runs, "regen_runs": args.regenRuns,
+                                 "cpus": ProcessInfo.processInfo.activeProcessorCount, "load_before": loadAverage()]
+    for part in [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
+                 try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns)] {
+        result.merge(part) { _, new in new }
+    }
+    result["load_after"] = loadAverage()
+    result["checksum"] = checksum
+    let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
+    print(String(decoding: json, as: UTF8.self))
+} catch {
+    progress("error: \(error)")
+    exit(1)
+}

@@ -227,7 +227,8 @@ def blend2d_pixels(image):
 
 # ---------------------------------------------------------------- timing and reporting
 
-def median_ms(raster, runs):
+def timing_ms(raster, runs):
+    """(median, min, max) in ms of `runs` timed calls of raster() after one warm-up."""
     raster()  # warm-up: first-touch page faults, Blend2D's JIT pipelines, Skia's caches
     times = []
     gc.disable()  # a collector pause is Python's cost, not the library's
@@ -238,7 +239,7 @@ def median_ms(raster, runs):
             times.append(time.perf_counter_ns() - start)
     finally:
         gc.enable()
-    return statistics.median(times) / 1e6
+    return statistics.median(times) / 1e6, min(times) / 1e6, max(times) / 1e6
 
 
 def save_png(pixels, path):
@@ -253,17 +254,19 @@ def measure(strokes, page_width, page_height, runs, save_dir):
 
         skia_draws = build_skia(strokes, scale)
         surface = skia.Surface(width, height)  # raster, N32 premultiplied
-        skia_ms = median_ms(lambda: raster_skia(surface, skia_draws), runs)
+        skia_ms = timing_ms(lambda: raster_skia(surface, skia_draws), runs)
 
         blend_draws = build_blend2d(strokes, scale)
         image, context = make_blend2d_canvas(width, height)
-        blend_ms = median_ms(lambda: raster_blend2d(context, blend_draws), runs)
+        blend_ms = timing_ms(lambda: raster_blend2d(context, blend_draws), runs)
 
         if save_dir is not None and name == "1x":
             save_png(skia_pixels(surface), save_dir / "skia-1x.png")
             save_png(blend2d_pixels(image), save_dir / "blend2d-1x.png")
-        results[name] = {"skia": round(skia_ms, 2), "blend2d": round(blend_ms, 2),
-                         "width": width, "height": height}
+        results[name] = {"width": width, "height": height}
+        for library, (median, fastest, slowest) in (("skia", skia_ms), ("blend2d", blend_ms)):
+            results[name].update({library: round(median, 2), f"{library}_min": round(fastest, 2),
+                                  f"{library}_max": round(slowest, 2)})
     return results
 
 
