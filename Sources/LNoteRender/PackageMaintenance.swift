@@ -45,7 +45,8 @@ public enum PackageChecker {
             let entry: PageEntry
             switch slot {
             case .invalid(_, let rawID, let error):
-                add(.error, error.file, error.rule, "page \(index + 1): \(error.message)", id: rawID)
+                // The parser's message already starts with "page N: ".
+                add(.error, error.file, error.rule, error.message, id: rawID)
                 everyPageLoaded = false
                 continue
             case .valid(let e):
