@@ -350,8 +350,16 @@ public struct LNotePackage: Sendable {
         }
         let snapshot = ContentWriter.snapshot(page.elements)
         let journal = try FileIO.readRegularFile(atPath: absolutePath(journalFile), display: journalFile)
-        // The replay over the new snapshot, as after a crash between the two steps.
-        var again = try ContentParser.parse(snapshot, file: page.contentFile).elements
+        // The replay over the new snapshot, as after a crash between the two steps. The snapshot
+        // can be unreadable although the page was not: a journal element nested 63 levels deep
+        // is valid on its own but too deep inside a content file.
+        var again: [Element]
+        do {
+            again = try ContentParser.parse(snapshot, file: page.contentFile).elements
+        } catch {
+            throw LNoteError(.invalid, file: journalFile, rule: "compaction-unreadable",
+                             message: "the compacted snapshot would not be readable (\(error.message)); not compacted")
+        }
         _ = try Journal.replay(journal, onto: &again, file: journalFile)
         guard again == page.elements else {
             throw LNoteError(.invalid, file: journalFile, rule: "compaction-not-idempotent",
