@@ -298,10 +298,75 @@ func peakRSS() -> Int {
 /// Runs `body`, returning its result with the wall time it took and how much it raised the
 /// process's peak RSS. A large allocation raises the peak unless an earlier one was larger
 /// still, so tests that use this keep their own data small.
-func measure<T>(_ body: () throws -> T) rethrows -> (value: T, seconds: Double, peakGrowth: Int) {
+func measured<T>(_ body: () throws -> T) rethrows -> (value: T, seconds: Double, peakGrowth: Int) {
     let before = peakRSS()
     let start = DispatchTime.now().uptimeNanoseconds
     let value = try body()
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     return (value, seconds, peakRSS() - before)
+}
+
+// MARK: - The real executable, with an address-space limit
+
+/// What a child process did: exit status (or 128 + signal), output, peak RSS, wall time.
+struct ChildResult {
+    var status: Int32
+    var signaled: Bool
+    var out: String
+    var err: String
+    var maxRSS: Int
+    var seconds: Double
+    var all: String { out + err }
+}
+
+/// The `lnote-render` executable built next to the test bundle, if there is one.
+func toolExecutable() -> String? {
+    let candidates = [CommandLine.arguments.first, Bundle.main.executablePath].compactMap { $0 }
+    for c in candidates {
+        var dir = URL(fileURLWithPath: c).deletingLastPathComponent()
+        if dir.lastPathComponent == "MacOS" { dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
+        let path = dir.appendingPathComponent("lnote-render").path
+        if FileIO.kind(atPath: path) == .regular { return path }
+    }
+    return nil
+}
+
+/// Whether address-space limits can be used (sanitizer runtimes reserve terabytes of it).
+var addressSpaceLimitsUsable: Bool { ProcessInfo.processInfo.environment["LNOTE_NO_ADDRESS_LIMIT"] == nil }
+
+/// Runs `lnote-render` with `arguments` in a child whose address space is limited to
+/// `addressSpaceMB` (so an allocation the limits should have prevented kills it), and reports
+/// its own peak RSS. (Not wait4's ru_maxrss: posix_spawn's child shares this process's memory
+/// until it execs, and Linux keeps that high-water mark across exec. /proc's VmHWM belongs to
+/// the executable's own address space; it is polled until the child exits.)
+func runTool(_ arguments: [String], addressSpaceMB: Int) throws -> ChildResult {
+    guard let tool = toolExecutable() else { throw XCTSkip("the lnote-render executable is not built next to the tests") }
+    let dir = NSTemporaryDirectory() + "lnote-child-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let limit = addressSpaceLimitsUsable ? "ulimit -v \(addressSpaceMB * 1024); " : ""
+    let argv = ["/bin/sh", "-c", limit + "exec \"$0\" \"$@\" >'\(dir)/out' 2>'\(dir)/err'", tool] + arguments
+    var cArgs = argv.map { strdup($0) } + [nil]
+    defer { for p in cArgs { free(p) } }
+    var pid: pid_t = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    let rc = posix_spawn(&pid, "/bin/sh", nil, nil, &cArgs, environ)
+    guard rc == 0 else { throw NSError(domain: "posix_spawn", code: Int(rc)) }
+    var status: Int32 = 0
+    var peak = 0
+    while true {
+        let r = waitpid(pid, &status, WNOHANG)
+        if r == pid || (r < 0 && errno != EINTR) { break }
+        if let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+           let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+           let kb = Int(line.split(separator: " ").dropFirst().first ?? "") {
+            peak = max(peak, kb * 1024)
+        }
+        usleep(10_000)
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    let read = { (name: String) in (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? "" }
+    let signaled = (status & 0x7F) != 0
+    let code = signaled ? 128 + (status & 0x7F) : (status >> 8) & 0xFF
+    return ChildResult(status: code, signaled: signaled, out: read("out"), err: read("err"), maxRSS: peak, seconds: seconds)
 }
