@@ -48,6 +48,8 @@ func runCLI(_ arguments: [String]) -> CLIResult {
 /// One entry of a tree snapshot: what lstat sees, and a regular file's bytes.
 enum TreeEntry: Equatable, CustomStringConvertible {
     case file([UInt8])
+    /// A file too big to compare byte by byte (the sparse-file tests): its size and mtime.
+    case largeFile(size: Int, modified: Int)
     case directory
     case link(String)
     case other
@@ -55,6 +57,7 @@ enum TreeEntry: Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .file(let b): return "file(\(b.count) bytes)"
+        case .largeFile(let size, _): return "large file(\(size) bytes)"
         case .directory: return "directory"
         case .link(let t): return "link -> \(t)"
         case .other: return "other"
@@ -80,6 +83,8 @@ func snapshotTree(_ root: String, skipping skipped: Set<String> = []) -> [String
                 let child = relative.isEmpty ? name : relative + "/" + name
                 if !skipped.contains(child) { walk(child) }
             }
+        } else if kind == S_IFREG && st.st_size > 64 << 20 {
+            result[relative] = .largeFile(size: Int(st.st_size), modified: Int(st.st_mtim.tv_sec) * 1_000_000_000 + Int(st.st_mtim.tv_nsec))
         } else if kind == S_IFREG {
             let bytes = (try? FileIO.readRegularFile(atPath: path, display: path)) ?? []
             result[relative] = .file(bytes)
@@ -154,6 +159,14 @@ final class HostileWorld {
         let path = package + "/" + relative
         try? FileManager.default.removeItem(atPath: path)
         guard symlink(target, path) == 0 else { throw NSError(domain: "symlink", code: Int(errno)) }
+    }
+
+    /// A sparse file of `size` bytes: it uses no disk, but claims to be huge.
+    func sparse(_ relative: String, size: Int) throws {
+        let path = package + "/" + relative
+        try? FileManager.default.removeItem(atPath: path)
+        FileManager.default.createFile(atPath: path, contents: nil)
+        guard truncate(path, off_t(size)) == 0 else { throw NSError(domain: "truncate", code: Int(errno)) }
     }
 
     func fifo(_ relative: String) throws {

@@ -207,6 +207,48 @@ final class ResourceLimitTests: XCTestCase {
         XCTAssertLessThan(r.maxRSS, 130 << 20)
     }
 
+    // MARK: file sizes
+
+    /// Sparse files that use no disk but claim 64 GiB: reading one whole used to be a 64 GiB
+    /// allocation that aborted the process. Now each is refused from its size.
+    func testSparseFilesClaimingGigabytesAreRefusedFromTheirSize() throws {
+        let huge = 64 << 30
+        func world(_ relative: String) throws -> HostileWorld {
+            let w = try HostileWorld(self)
+            try w.makeValid()
+            try w.sparse(relative, size: huge)
+            return w
+        }
+        // document.json: the document fails.
+        var w = try world("document.json")
+        var o = runAll(w)
+        for r in [o.info, o.check, o.export, o.thumbnails, o.gc, o.compact] {
+            XCTAssertEqual(r.status, ExitStatus.failure, r.all)
+            assertContains(r, "document.json: [file-size] the file is 68719476736 bytes, more than 268435456")
+        }
+        // A content file or a journal: that page fails, the other is exported.
+        for rel in ["pages/\(IDs.p1).content", "pages/\(IDs.p1).journal"] {
+            w = try world(rel)
+            o = runAll(w)
+            XCTAssertEqual(o.export.status, ExitStatus.failure, o.export.all)
+            assertContains(o.export, "page 1: \(rel): [file-size] the file is 68719476736 bytes, more than 1073741824", "page 2 -> ")
+            XCTAssertEqual(exported(w), ["page-002.png"])
+            XCTAssertEqual(o.info.status, ExitStatus.failure)
+            assertContains(o.gc, "0 file(s) deleted")
+        }
+        // An asset: the image is skipped.
+        w = try world("assets/\(IDs.asset).png")
+        o = runAll(w)
+        XCTAssertEqual(o.export.status, ExitStatus.success, o.export.all)
+        assertContains(o.export, "assets/\(IDs.asset).png: element 1 (id I0): [file-size] image skipped: the file is 68719476736 bytes, more than 1073741824")
+        // manifest.json (derived): check warns, thumbnails replaces it.
+        w = try world("manifest.json")
+        o = runAll(w)
+        assertContains(o.check, "manifest.json: [manifest] the file is 68719476736 bytes, more than 16777216")
+        XCTAssertEqual(o.thumbnails.status, ExitStatus.success, o.thumbnails.all)
+        XCTAssertLessThan(try FileManager.default.attributesOfItem(atPath: w.package + "/manifest.json")[.size] as! Int, 4096)
+    }
+
     // MARK: JSON depth
 
     func testJSONDepthIsSixtyFour() throws {
