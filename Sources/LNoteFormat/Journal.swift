@@ -147,9 +147,11 @@ public enum Journal {
                               elementLimit: Int = ContentLimits.maxElementsPerPage) throws(LNoteError) -> JournalReport {
         var report = JournalReport()
         report.byteCount = journal.count
-        // Ids upper-cased once, kept parallel to `elements`, so matching is a plain comparison.
-        var keys: [String?] = elements.map { $0.id.map(idKey) }
-        func firstIndex(of key: String) -> Int? { keys.firstIndex { $0 == key } }
+        // Each frame costs O(log n), not a scan of the page: a journal is untrusted input, and
+        // with a scan per frame (and an array removal per delete) a 1 MB journal of distinct
+        // adds took minutes.
+        var state = ReplayState(elements)
+        defer { elements = state.elements }
 
         try journal.withUnsafeBufferPointer { (buf) throws(LNoteError) in
             var offset = 0
@@ -186,15 +188,14 @@ public enum Journal {
                     }
                     // An element without an id cannot match anything: it is appended.
                     let key = element.id.map(idKey)
-                    if let key, let i = firstIndex(of: key) {
-                        elements[i] = element
-                        keys[i] = key
-                        report.applied.append(.init(offset: frameOffset, type: type, elementID: element.id, effect: .replaced(index: i)))
+                    if let key, let slot = state.firstSlot(of: key) {
+                        state.slots[slot] = element
+                        report.applied.append(.init(offset: frameOffset, type: type, elementID: element.id,
+                                                    effect: .replaced(index: state.index(ofSlot: slot))))
                     } else {
-                        elements.append(element)
-                        keys.append(key)
+                        state.append(element, key: key)
                         report.applied.append(.init(offset: frameOffset, type: type, elementID: element.id, effect: .appended))
-                        if elements.count > elementLimit {
+                        if state.liveCount > elementLimit {
                             throw LNoteError(.limit, file: file, rule: "element-limit",
                                              message: "journal replay (frame at offset \(frameOffset)) pushes the page past \(elementLimit) elements")
                         }
@@ -204,9 +205,10 @@ public enum Journal {
                         discard(.invalidPayload(ElementProblem(id: nil, rule: "id", message: "the deleted id is not UTF-8 text")))
                         continue
                     }
-                    if let i = firstIndex(of: idKey(id)) {
-                        elements.remove(at: i)
-                        keys.remove(at: i)
+                    let key = idKey(id)
+                    if let slot = state.firstSlot(of: key) {
+                        let i = state.index(ofSlot: slot)
+                        state.deleteFirst(of: key)
                         report.applied.append(.init(offset: frameOffset, type: type, elementID: id, effect: .deleted(index: i)))
                     } else {
                         report.applied.append(.init(offset: frameOffset, type: type, elementID: id, effect: .noOp))
@@ -219,6 +221,75 @@ public enum Journal {
 
     private static func readLE(_ buf: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32 {
         UInt32(buf[i]) | UInt32(buf[i + 1]) << 8 | UInt32(buf[i + 2]) << 16 | UInt32(buf[i + 3]) << 24
+    }
+}
+
+/// The page during replay. Elements stay in slots (a deleted one becomes nil), each id maps to
+/// the slots holding it in z-order, and a Fenwick tree over the live slots turns a slot into
+/// the element's current index, so add, replace and delete cost O(log n).
+private struct ReplayState {
+    var slots: [Element?]
+    /// Id key → the slots with that id, ascending; those before `head` were deleted. Only the
+    /// first live one is ever deleted (a frame addresses the first element with its id), and
+    /// appends come last, so the live ones are always `slots[head...]`.
+    private var byKey: [String: (slots: [Int], head: Int)] = [:]
+    /// Fenwick tree (1-based) of 1 per live slot, over `tree.count - 1` slots.
+    private var tree: [Int]
+    private(set) var liveCount: Int
+
+    init(_ elements: [Element]) {
+        slots = elements
+        liveCount = elements.count
+        tree = []
+        for (i, e) in elements.enumerated() {
+            if let key = e.id.map(idKey) { byKey[key, default: ([], 0)].slots.append(i) }
+        }
+        rebuildTree(capacity: max(16, elements.count * 2))
+    }
+
+    var elements: [Element] { slots.compactMap { $0 } }
+
+    func firstSlot(of key: String) -> Int? {
+        guard let entry = byKey[key], entry.head < entry.slots.count else { return nil }
+        return entry.slots[entry.head]
+    }
+
+    /// The element's index in the page as it is now: the live slots before it.
+    func index(ofSlot slot: Int) -> Int {
+        var i = slot, sum = 0   // prefix sum over slots 0..<slot = tree positions 1...slot
+        while i > 0 { sum += tree[i]; i -= i & -i }
+        return sum
+    }
+
+    mutating func append(_ element: Element, key: String?) {
+        let slot = slots.count
+        slots.append(element)
+        liveCount += 1
+        if let key { byKey[key, default: ([], 0)].slots.append(slot) }
+        if slot + 1 >= tree.count { rebuildTree(capacity: 2 * (slot + 1)) } else { add(slot, 1) }
+    }
+
+    mutating func deleteFirst(of key: String) {
+        guard let slot = firstSlot(of: key) else { return }
+        byKey[key]!.head += 1
+        slots[slot] = nil
+        liveCount -= 1
+        add(slot, -1)
+    }
+
+    private mutating func add(_ slot: Int, _ delta: Int) {
+        var i = slot + 1
+        while i < tree.count { tree[i] += delta; i += i & -i }
+    }
+
+    /// Builds the tree for `capacity` slots from `slots` in linear time.
+    private mutating func rebuildTree(capacity: Int) {
+        tree = [Int](repeating: 0, count: capacity + 1)
+        for (i, e) in slots.enumerated() where e != nil { tree[i + 1] = 1 }
+        for i in 1...capacity {
+            let j = i + (i & -i)
+            if j <= capacity { tree[j] += tree[i] }
+        }
     }
 }
 

@@ -60,6 +60,18 @@ public struct CompactionResult: Sendable, Equatable {
     public var report: JournalReport?
 }
 
+/// The largest files a package's reader loads. These are not limits of the format (section 7):
+/// they refuse files that no app writes, such as a sparse file claiming 64 GB while using no
+/// disk, whose whole-file read would otherwise be an allocation that kills the process. A file
+/// over its limit fails like an unreadable one (the document, the page, or the image).
+public enum FileLimits {
+    public static let document = 256 << 20
+    public static let content = 1 << 30
+    public static let journal = 1 << 30
+    public static let asset = 1 << 30
+    public static let manifest = 16 << 20
+}
+
 public struct LNotePackage: Sendable {
     public static let pagesDirectory = "pages"
     public static let assetsDirectory = "assets"
@@ -85,7 +97,8 @@ public struct LNotePackage: Sendable {
         case .symlink: throw LNoteError(.unsafePath, file: path, rule: "symlink", message: "the package is a symbolic link, which is never followed")
         default: throw LNoteError(.invalid, file: path, rule: "package", message: "the package is not a directory")
         }
-        let bytes = try FileIO.readRegularFile(atPath: path + "/" + DocumentParser.fileName, display: DocumentParser.fileName)
+        let bytes = try FileIO.readRegularFile(atPath: path + "/" + DocumentParser.fileName, display: DocumentParser.fileName,
+                                               maxBytes: FileLimits.document)
         let document = try DocumentParser.parse(bytes)
         return LNotePackage(url: url, path: path, document: document)
     }
@@ -124,11 +137,11 @@ public struct LNotePackage: Sendable {
     /// the bytes it then parses with `loadPage(_:from:)`.
     public func readPageSource(_ entry: PageEntry) throws(LNoteError) -> PageSource {
         let contentFile = try pageFile(entry.id, extension: "content", required: true)!
-        let content = try FileIO.readRegularFile(atPath: absolutePath(contentFile), display: contentFile)
+        let content = try FileIO.readRegularFile(atPath: absolutePath(contentFile), display: contentFile, maxBytes: FileLimits.content)
         var journal: [UInt8]? = nil
         let journalFile = try pageFile(entry.id, extension: "journal", required: false)
         if let journalFile {
-            journal = try FileIO.readRegularFile(atPath: absolutePath(journalFile), display: journalFile)
+            journal = try FileIO.readRegularFile(atPath: absolutePath(journalFile), display: journalFile, maxBytes: FileLimits.journal)
         }
         return PageSource(contentFile: contentFile, content: content, journalFile: journalFile, journal: journal)
     }
@@ -222,7 +235,7 @@ public struct LNotePackage: Sendable {
     }
 
     /// The bytes of an asset (see `resolveAsset`), read without following links.
-    public func readAsset(_ name: String, maxBytes: Int = Int.max) throws(LNoteError) -> [UInt8] {
+    public func readAsset(_ name: String, maxBytes: Int = FileLimits.asset) throws(LNoteError) -> [UInt8] {
         let rel = try resolveAsset(name)
         return try FileIO.readRegularFile(atPath: absolutePath(rel), display: rel, maxBytes: maxBytes)
     }
@@ -272,7 +285,8 @@ public struct LNotePackage: Sendable {
 
     /// Reads `manifest.json` (throws `.missing` when absent).
     public func readManifest() throws(LNoteError) -> Manifest {
-        let bytes = try FileIO.readRegularFile(atPath: absolutePath(Manifest.fileName), display: Manifest.fileName)
+        let bytes = try FileIO.readRegularFile(atPath: absolutePath(Manifest.fileName), display: Manifest.fileName,
+                                               maxBytes: FileLimits.manifest)
         return try Manifest.parse(bytes)
     }
 
@@ -349,9 +363,17 @@ public struct LNotePackage: Sendable {
                              message: "\(page.skippedSnapshotElements) invalid element(s) in the snapshot would be lost; not compacted")
         }
         let snapshot = ContentWriter.snapshot(page.elements)
-        let journal = try FileIO.readRegularFile(atPath: absolutePath(journalFile), display: journalFile)
-        // The replay over the new snapshot, as after a crash between the two steps.
-        var again = try ContentParser.parse(snapshot, file: page.contentFile).elements
+        let journal = try FileIO.readRegularFile(atPath: absolutePath(journalFile), display: journalFile, maxBytes: FileLimits.journal)
+        // The replay over the new snapshot, as after a crash between the two steps. The snapshot
+        // can be unreadable although the page was not: a journal element nested 63 levels deep
+        // is valid on its own but too deep inside a content file.
+        var again: [Element]
+        do {
+            again = try ContentParser.parse(snapshot, file: page.contentFile).elements
+        } catch {
+            throw LNoteError(.invalid, file: journalFile, rule: "compaction-unreadable",
+                             message: "the compacted snapshot would not be readable (\(error.message)); not compacted")
+        }
         _ = try Journal.replay(journal, onto: &again, file: journalFile)
         guard again == page.elements else {
             throw LNoteError(.invalid, file: journalFile, rule: "compaction-not-idempotent",

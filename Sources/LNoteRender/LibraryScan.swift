@@ -54,6 +54,9 @@ public enum StrayFiles {
 
     public static func removable(in package: LNotePackage, now: Date = Date()) -> [String] {
         package.strayTemporaryFiles().filter { relative in
+            // Only regular files are left by interrupted writes; a link or a directory with
+            // such a name is not ours to delete (and deleting it would be refused anyway).
+            guard FileIO.kind(atPath: package.absolutePath(relative)) == .regular else { return false }
             let name = relative.split(separator: "/").last.map(String.init) ?? relative
             if relative.hasPrefix(LNotePackage.thumbnailsDirectory + "/") || name.hasPrefix(".\(Manifest.fileName).tmp-") {
                 return true

@@ -45,7 +45,8 @@ public enum PackageChecker {
             let entry: PageEntry
             switch slot {
             case .invalid(_, let rawID, let error):
-                add(.error, error.file, error.rule, "page \(index + 1): \(error.message)", id: rawID)
+                // The parser's message already starts with "page N: ".
+                add(.error, error.file, error.rule, error.message, id: rawID)
                 everyPageLoaded = false
                 continue
             case .valid(let e):
@@ -97,12 +98,20 @@ public enum PackageChecker {
             }
         }
 
+        // assets/ or thumbnails/ that is a link or not a directory is an error, not "empty".
+        func listing<T>(_ body: () throws(LNoteError) -> [T]) -> [T] {
+            do { return try body() } catch {
+                add(.error, error.file, error.rule, error.message)
+                return []
+            }
+        }
+        let assets = listing { () throws(LNoteError) in try package.assetFiles() }
         if everyPageLoaded {
-            for asset in (try? package.assetFiles()) ?? [] where !referencedAssets.contains(asset.name.lowercased()) {
+            for asset in assets where !referencedAssets.contains(asset.name.lowercased()) {
                 add(.warning, asset.relativePath, "orphan-asset", "no page shows this asset")
             }
         }
-        for file in (try? package.thumbnailFiles()) ?? [] where !AtomicFile.isTemporaryFileName(file.name) {
+        for file in listing({ () throws(LNoteError) in try package.thumbnailFiles() }) where !AtomicFile.isTemporaryFileName(file.name) {
             if let id = file.pageID, !listed.contains(id) {
                 add(.warning, file.relativePath, "orphan-thumbnail", "thumbnail of a page document.json does not list")
             }

@@ -116,6 +116,12 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             }
         }
         for plan in plans {
+            // A page whose entry in document.json is invalid fails like any other page: it has
+            // no thumbnail, and the run must not report the document as fine.
+            for case .invalid(_, _, let error) in plan.package.pages {
+                reports[plan.reportIndex].failed += 1
+                reports[plan.reportIndex].errors.append("\(plan.package.path): \(error)")
+            }
             finish(plan, report: &reports[plan.reportIndex])
         }
         return reports

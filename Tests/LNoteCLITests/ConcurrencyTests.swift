@@ -1,0 +1,118 @@
+// The code that runs on several threads, on a library mixing sound and hostile documents:
+// the thumbnail regenerator's worker pool (--jobs 4) and the library watcher. These are the
+// tests tools/sanitize runs under ThreadSanitizer.
+
+import Foundation
+import XCTest
+@testable import LNoteCLI
+@testable import LNoteFormat
+@testable import LNoteRender
+
+final class ConcurrencyTests: XCTestCase {
+    /// A library of four documents: two sound ones sharing nothing, one whose pages share one
+    /// photo, and one hostile (a failing page, an image bomb, a link out of the package).
+    func makeLibrary() throws -> (world: HostileWorld, library: String, packages: [String]) {
+        let w = try HostileWorld(self)
+        let library = w.root + "/library"
+        var packages: [String] = []
+        let docIDs = ["11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222",
+                      "33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"]
+        for (d, doc) in docIDs.enumerated() {
+            let pkg = library + "/" + doc + ".lnote"
+            packages.append(pkg)
+            let pages = (0..<4).map { p in (String(format: "C0A80101-0000-4000-8000-0000000%02d%03d", d, p), 1000 + 100 * p, 800) }
+            func put(_ rel: String, _ bytes: [UInt8]) throws {
+                let path = pkg + "/" + rel
+                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+            }
+            try put("document.json", Array(HostileWorld.documentJSON(pages).utf8))
+            try put("assets/\(IDs.asset).png", HostileImages.pngFile(width: 40, height: 30))
+            try put("assets/\(IDs.asset2).jpg", d == 3 ? HostileImages.jpegBomb(width: 65000, height: 65000) : HostileImages.smallJPEG)
+            for (p, page) in pages.enumerated() {
+                var elements = (0..<20).map { i in
+                    HostileWorld.stroke("S\(i)", points: "\(i * 40),\(i * 30),\(5 + i),\(i * 40),0, \(900 - i * 30),\(700 - i * 20),\(25 - i),900,8",
+                                        tool: ["pen", "pencil", "highlighter"][i % 3], color: i % 2 == 0 ? "#1A1A1A" : "#FF000080")
+                }
+                elements.append(HostileWorld.image("I", asset: "\(IDs.asset).png", frame: "\(100 * p),100,400,300"))
+                elements.append(HostileWorld.image("J", asset: "\(IDs.asset2).jpg", frame: "500,400,200,200"))
+                try put("pages/\(page.0).content", Array(HostileWorld.content(elements).utf8))
+            }
+            if d == 3 {
+                try FileManager.default.removeItem(atPath: pkg + "/pages/\(pages[1].0).content")
+                XCTAssertEqual(symlink(w.sibling + "/pages/\(IDs.p1).content", pkg + "/pages/\(pages[1].0).content"), 0)
+            }
+        }
+        return (w, library, packages)
+    }
+
+    func thumbnails(_ packages: [String]) -> [String: TreeEntry] {
+        var all: [String: TreeEntry] = [:]
+        for pkg in packages {
+            for (path, entry) in snapshotTree(pkg + "/thumbnails") { all[(pkg as NSString).lastPathComponent + "/" + path] = entry }
+            all[(pkg as NSString).lastPathComponent + "/manifest.json"] = snapshotTree(pkg)["manifest.json"]
+        }
+        return all
+    }
+
+    /// Four workers give byte-identical thumbnails and manifests to one worker, and the same
+    /// report; the hostile document's failures are reported, the rest of it is done.
+    func testThumbnailWorkersAreDeterministic() throws {
+        let (w, library, packages) = try makeLibrary()
+        let sibling = snapshotTree(w.sibling)
+        let four = runCLI(["thumbnails", "--force", "-j", "4", "--json", library])
+        let withFour = thumbnails(packages)
+        let one = runCLI(["thumbnails", "--force", "-j", "1", "--json", library])
+        let withOne = thumbnails(packages)
+        XCTAssertEqual(four.status, ExitStatus.failure)
+        // The second run finds the manifests it would write already there.
+        XCTAssertEqual(four.out.replacingOccurrences(of: "\"manifest\":\"written\"", with: "\"manifest\":\"unchanged\""), one.out)
+        XCTAssertEqual(withFour, withOne)
+        XCTAssertEqual(withFour.keys.filter { $0.hasSuffix(".jpg") }.count, 15)
+        assertContains(four, "\"failed\":1", "[symlink] a symbolic link is never followed")
+        XCTAssertEqual(snapshotTree(w.sibling), sibling)
+        // Nothing changed since: a third run renders nothing and writes nothing.
+        let before = snapshotTree(library)
+        let again = runCLI(["thumbnails", "-j", "4", library])
+        assertContains(again, "0 rendered, 15 up to date")
+        XCTAssertTrue(treeChanges(before, snapshotTree(library)).isEmpty)
+    }
+
+    /// The same regenerator object used from several threads at once (as the watcher does when
+    /// documents change together) on overlapping packages.
+    func testConcurrentRegenerationsOfTheSameLibrary() throws {
+        let (_, _, packages) = try makeLibrary()
+        let regenerator = ThumbnailRegenerator(settings: ThumbnailSettings(jobs: 4), rendererVersion: LNoteTool.version)
+        let results = ResultSlots<Int>(count: 4, initial: -1)
+        DispatchQueue.concurrentPerform(iterations: 4) { i in
+            let reports = regenerator.regenerate(packages: [packages[i], packages[(i + 1) % 4]])
+            results[i] = reports.reduce(0) { $0 + $1.failed }
+        }
+        for i in 0..<4 { XCTAssertGreaterThanOrEqual(results[i], 0) }
+        let final = regenerator.regenerate(packages: packages)
+        XCTAssertEqual(final.reduce(0) { $0 + $1.rendered }, 0, "everything was up to date after the concurrent runs")
+        XCTAssertEqual(final.reduce(0) { $0 + $1.upToDate }, 15)
+    }
+
+    /// The watcher thread sees a change and calls back; stopping it from another thread ends it.
+    func testWatcherSeesAChangeAndStops() throws {
+        let (_, library, packages) = try makeLibrary()
+        let seen = ResultSlots<String>(count: 1, initial: "")
+        let settled = DispatchSemaphore(value: 0)
+        let watcher = LibraryWatcher(root: URL(fileURLWithPath: library), debounce: 0.1, pollInterval: 0.05) { url in
+            seen[0] = url.lastPathComponent
+            settled.signal()
+        }
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = watcher.run(forcePolling: true)
+            finished.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: packages[2] + "/pages/extra.journal"))
+        XCTAssertEqual(settled.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(seen[0], (packages[2] as NSString).lastPathComponent)
+        watcher.stop()
+        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
+    }
+}
