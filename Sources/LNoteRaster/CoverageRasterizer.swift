@@ -32,7 +32,7 @@ protocol CoverageSink {
 /// handed to the sink and cleared.
 final class CoverageRasterizer {
     /// Sub-scanlines per pixel row (the SIMD width of the slice computation).
-    static let K = 16
+    static let K = 12
     /// Bit cells per pixel on a sub-line, uniform strokes.
     static let bitCells = 32
     /// Byte cells per pixel on a sub-line, varying-factor strokes.
@@ -48,23 +48,25 @@ final class CoverageRasterizer {
     private let cells = Scratch<SIMD16<UInt8>>()  // width × K, pixel-major
     private let cov = Scratch<Float>()
     private var bitsWidth = 0, cellsWidth = 0
+    private var uniformPath = true
 
-    /// Per-sub-line scratch: slice ends (2K floats), cell bounds (2K ints), and constants: the
-    /// sub-line y offsets (k + ½)/K and the rounding dither ½ − (k + ½)/K.
-    private let lanes = UnsafeMutablePointer<Float>.allocate(capacity: 2 * K)
+    /// Per-sub-line scratch: slice ends (2K floats), then the pending merged runs of uniform
+    /// strokes (2K floats); cell bounds (2K ints).
+    private let lanes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * K)
     private let bounds = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * K)
-    private let yOffsets = UnsafeMutablePointer<Float>.allocate(capacity: 2 * K)
+
+    /// Sub-line k's y offset in the row, (k + ½)/K; sub-line k rounds cell boundaries at
+    /// ½ − that (the dither). Computed, not loaded, so the lane loops vectorize without alias checks.
+    @inline(__always) private static func subline(_ k: Int) -> Float { (Float(k) + 0.5) * (1 / Float(K)) }
+    /// Byte ramps for partial cells: FF×16, 00×16, then 00×16, FF×16.
+    private let ramp = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
 
     init() {
-        let K = CoverageRasterizer.K
-        for k in 0..<K {
-            yOffsets[k] = (Float(k) + 0.5) / Float(K)
-            yOffsets[K + k] = 0.5 - yOffsets[k]
-        }
+        for i in 0..<16 { ramp[i] = 0xFF; ramp[16 + i] = 0; ramp[32 + i] = 0; ramp[48 + i] = 0xFF }
     }
 
     deinit {
-        lanes.deallocate(); bounds.deallocate(); yOffsets.deallocate()
+        lanes.deallocate(); bounds.deallocate(); ramp.deallocate()
     }
 
 
@@ -112,6 +114,7 @@ final class CoverageRasterizer {
             cellsWidth = width
         }
         let factor = caps.p[0].f
+        uniformPath = uniform
         let cellsPerPixel = Float(uniform ? CoverageRasterizer.bitCells : CoverageRasterizer.byteCells)
         var activeCount = 0
         var next = 0
@@ -128,6 +131,7 @@ final class CoverageRasterizer {
             if activeCount == 0 { continue }
 
             var colLo = Int.max, colHi = -1
+            if uniform { clearPending() }
             for a in 0..<activeCount {
                 let c = caps.p + Int(active.p[a])
                 if c.pointee.large {
@@ -136,11 +140,12 @@ final class CoverageRasterizer {
                     slices(c, row: y0, width: width, cellsPerPixel: cellsPerPixel)
                 }
                 if uniform {
-                    writeBits(colLo: &colLo, colHi: &colHi)
+                    mergeOrFlush(colLo: &colLo, colHi: &colHi)
                 } else {
                     writeCells(value: UInt8(min(max(c.pointee.f * 255 + 0.5, 0), 255)), colLo: &colLo, colHi: &colHi)
                 }
             }
+            if uniform { flushPending(colLo: &colLo, colHi: &colHi) }
             if colHi < colLo { continue }
             if uniform {
                 sumBits(colLo, colHi, scale: factor / Float(K * CoverageRasterizer.bitCells))
@@ -162,22 +167,25 @@ final class CoverageRasterizer {
     @inline(__always)
     private func slices(_ c: UnsafeMutablePointer<Capsule>, row: Double, width: Int, cellsPerPixel: Float) {
         let K = CoverageRasterizer.K
-        let l = lanes, r = lanes + K, off = yOffsets, dith = yOffsets + K
+        let l = lanes, r = lanes + K
         for k in 0..<K { l[k] = .infinity; r[k] = -.infinity }
-        CoverageRasterizer.circle(row, c.pointee.cx0, c.pointee.cy0, c.pointee.r0, off, l, r)
-        CoverageRasterizer.circle(row, c.pointee.cx1, c.pointee.cy1, c.pointee.r1, off, l, r)
-        CoverageRasterizer.tangent(row, c.pointee.ya1, c.pointee.yb1, c.pointee.xa1, c.pointee.k1, off, l, r)
-        CoverageRasterizer.tangent(row, c.pointee.ya2, c.pointee.yb2, c.pointee.xa2, c.pointee.k2, off, l, r)
-        CoverageRasterizer.round(l, r, dith, bounds, width: Float(width), cellsPerPixel: cellsPerPixel)
+        CoverageRasterizer.circle(row, c.pointee.cx0, c.pointee.cy0, c.pointee.r0, l, r)
+        CoverageRasterizer.circle(row, c.pointee.cx1, c.pointee.cy1, c.pointee.r1, l, r)
+        CoverageRasterizer.tangent(row, c.pointee.ya1, c.pointee.yb1, c.pointee.xa1, c.pointee.k1, l, r)
+        CoverageRasterizer.tangent(row, c.pointee.ya2, c.pointee.yb2, c.pointee.xa2, c.pointee.k2, l, r)
+        let w = Float(width)
+        for k in 0..<K { l[k] = min(max(l[k], 0), w); r[k] = min(max(r[k], 0), w) }
+        if !uniformPath { CoverageRasterizer.round(l, r, bounds, cellsPerPixel: cellsPerPixel) }
     }
 
     /// A circle's slices: half-width √((ρ − |d|)(ρ + |d|)), which keeps its precision for huge radii.
     @inline(__always)
-    private static func circle(_ row: Double, _ cx: Double, _ cy: Double, _ rad: Double, _ off: UnsafeMutablePointer<Float>,
+    private static func circle(_ row: Double, _ cx: Double, _ cy: Double, _ rad: Double,
                                _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>) {
+        if row - cy > rad || cy - row > rad + 1 { return }   // the circle misses the row
         let d0 = Float(row - cy), rr = Float(rad), x = Float(cx)
         for k in 0..<K {
-            let d = abs(d0 + off[k])
+            let d = abs(d0 + subline(k))
             let t = (rr - d) * (rr + d)
             let s = max(t, 0).squareRoot()
             l[k] = min(l[k], t > 0 ? x - s : .infinity)
@@ -188,12 +196,12 @@ final class CoverageRasterizer {
     /// A tangent segment's crossings: x(y) = xa + (y − ya)·k on [ya, yb].
     @inline(__always)
     private static func tangent(_ row: Double, _ ya: Double, _ yb: Double, _ xa: Double, _ slope: Double,
-                                _ off: UnsafeMutablePointer<Float>, _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>) {
+                                _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>) {
         let a = Float(min(max(ya - row, -2), 3)), b = Float(min(max(yb - row, -2), 3))
         if !(a < 1 && b > 0) { return }
         let x0 = Float(min(max(xa + (row - ya) * slope, -1e9), 1e9)), m = Float(slope)
         for k in 0..<K {
-            let y = off[k]
+            let y = subline(k)
             let x = x0 + y * m
             let inRange = y >= a && y <= b
             l[k] = min(l[k], inRange ? x : .infinity)
@@ -204,13 +212,14 @@ final class CoverageRasterizer {
     /// Clamps the slices to [0, width] and rounds them to cell boundaries with the sub-line's
     /// dither: bounds[0..<K] = left, bounds[K..<2K] = right (x·cells < 2^22).
     @inline(__always)
-    private static func round(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ dith: UnsafeMutablePointer<Float>,
-                              _ out: UnsafeMutablePointer<Int32>, width: Float, cellsPerPixel: Float) {
+    private static func round(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,
+                              _ out: UnsafeMutablePointer<Int32>, cellsPerPixel: Float) {
         let magic: Float = 12_582_912   // 1.5·2^23: adding it rounds to an integer in the mantissa
         let mb = Int32(bitPattern: magic.bitPattern)
         for k in 0..<K {
-            let a = min(max(l[k], 0), width) * cellsPerPixel + dith[k] + magic
-            let b = min(max(r[k], 0), width) * cellsPerPixel + dith[k] + magic
+            let dither = 0.5 - subline(k)
+            let a = l[k] * cellsPerPixel + dither + magic
+            let b = r[k] * cellsPerPixel + dither + magic
             out[k] = Int32(bitPattern: a.bitPattern) &- mb
             out[k + K] = Int32(bitPattern: b.bitPattern) &- mb
         }
@@ -235,33 +244,75 @@ final class CoverageRasterizer {
             lanes[k] = Float(min(max(l, 0), W))
             lanes[k + CoverageRasterizer.K] = Float(min(max(r, 0), W))
         }
-        CoverageRasterizer.round(lanes, lanes + CoverageRasterizer.K, yOffsets + CoverageRasterizer.K, bounds,
-                                 width: Float(width), cellsPerPixel: cellsPerPixel)
+        if !uniformPath { CoverageRasterizer.round(lanes, lanes + CoverageRasterizer.K, bounds, cellsPerPixel: cellsPerPixel) }
     }
 
     // MARK: - Cells
 
+    /// Uniform strokes: per sub-line, the slices of successive capsules that overlap are merged
+    /// into one pending run (lane-wise min/max); a slice disjoint from its lane's run flushes the
+    /// run first. Consecutive capsules of a stroke overlap heavily, so each sub-line gets a few
+    /// bit fills per row instead of one per capsule.
     @inline(__always)
-    private func writeBits(colLo: inout Int, colHi: inout Int) {
+    private func clearPending() {
         let K = CoverageRasterizer.K
-        let lb = bounds, rb = bounds + K
-        let p = bits.p
+        let pl = lanes + 2 * K, pr = lanes + 3 * K
+        for k in 0..<K { pl[k] = .infinity; pr[k] = -.infinity }
+    }
+
+    @inline(__always)
+    private func mergeOrFlush(colLo: inout Int, colHi: inout Int) {
+        let K = CoverageRasterizer.K
+        let l = lanes, r = lanes + K, pl = lanes + 2 * K, pr = lanes + 3 * K
+        // Branch-free lane tests (vectorized): non-empty slice, non-empty run, and disjoint.
+        var conflict: Int32 = 0
         for k in 0..<K {
-            let a = Int(lb[k]), b = Int(rb[k])
-            if a >= b { continue }
-            let w0 = a >> 5, w1 = (b - 1) >> 5
-            let m0 = UInt32.max << UInt32(a & 31)
-            let m1 = UInt32.max >> UInt32(31 - ((b - 1) & 31))
-            if w0 < colLo { colLo = w0 }
-            if w1 > colHi { colHi = w1 }
-            if w0 == w1 {
-                p[w0 * K + k] |= m0 & m1
-            } else {
-                p[w0 * K + k] |= m0
-                var w = w0 + 1
-                while w < w1 { p[w * K + k] = UInt32.max; w += 1 }
-                p[w1 * K + k] |= m1
+            let a: Int32 = l[k] < r[k] ? 1 : 0, b: Int32 = pl[k] < pr[k] ? 1 : 0
+            let c: Int32 = l[k] > pr[k] ? 1 : 0, d: Int32 = r[k] < pl[k] ? 1 : 0
+            conflict |= a & b & (c | d)
+        }
+        if conflict != 0 {
+            for k in 0..<K where l[k] < r[k] && pl[k] < pr[k] && (l[k] > pr[k] || r[k] < pl[k]) {
+                fillBits(k, pl[k], pr[k], colLo: &colLo, colHi: &colHi)
+                pl[k] = .infinity; pr[k] = -.infinity
             }
+        }
+        for k in 0..<K {
+            let nonEmpty = l[k] < r[k]
+            pl[k] = nonEmpty ? min(pl[k], l[k]) : pl[k]
+            pr[k] = nonEmpty ? max(pr[k], r[k]) : pr[k]
+        }
+    }
+
+    @inline(__always)
+    private func flushPending(colLo: inout Int, colHi: inout Int) {
+        let K = CoverageRasterizer.K
+        let pl = lanes + 2 * K, pr = lanes + 3 * K
+        for k in 0..<K where pl[k] < pr[k] { fillBits(k, pl[k], pr[k], colLo: &colLo, colHi: &colHi) }
+    }
+
+    /// Sets the bits of sub-line k from x = l to r (pixels, 0 ≤ l < r ≤ width), ends rounded
+    /// to cells with the sub-line's dither.
+    @inline(__always)
+    private func fillBits(_ k: Int, _ l: Float, _ r: Float, colLo: inout Int, colHi: inout Int) {
+        let K = CoverageRasterizer.K
+        let magic: Float = 12_582_912
+        let mb = Int32(bitPattern: magic.bitPattern)
+        let cells = Float(CoverageRasterizer.bitCells), dither = 0.5 - CoverageRasterizer.subline(k) + magic
+        let a = Int(Int32(bitPattern: (l * cells + dither).bitPattern) &- mb)
+        let b = Int(Int32(bitPattern: (r * cells + dither).bitPattern) &- mb)
+        if a >= b { return }
+        let p = bits.p
+        let w0 = a >> 5, w1 = (b - 1) >> 5
+        let m0 = UInt32.max << UInt32(a & 31)
+        let m1 = UInt32.max >> UInt32(31 - ((b - 1) & 31))
+        if w0 < colLo { colLo = w0 }
+        if w1 > colHi { colHi = w1 }
+        p[w0 * K + k] |= w0 == w1 ? m0 & m1 : m0
+        if w1 > w0 {
+            var w = w0 + 1
+            while w < w1 { p[w * K + k] = UInt32.max; w += 1 }
+            p[w1 * K + k] |= m1
         }
     }
 
@@ -283,7 +334,9 @@ final class CoverageRasterizer {
                 if s <= 0 && e >= 16 {
                     for c in 0..<16 { q[c] = max(q[c], value) }
                 } else {
-                    for c in 0..<16 { q[c] = max(q[c], c >= s && c < e ? value : 0) }
+                    // Value on cells s..<e: windows into the 0/FF ramps (vectorized byte max).
+                    let m = ramp + (16 - min(e, 16)), n = ramp + 32 + (16 - max(s, 0))
+                    for c in 0..<16 { q[c] = max(q[c], value & m[c] & n[c]) }
                 }
                 w += 1
             }

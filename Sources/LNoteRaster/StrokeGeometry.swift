@@ -44,7 +44,7 @@ enum StrokeGeometry {
     /// Bound on pieces per part: a factor spans at most 0…1, so 1/factorStep pieces suffice.
     static let maxPieces = 80
     /// Largest displacement (px, in x, y, radius) of a dropped sample from the simplified path.
-    static let shapeTolerance: Double = 0.005
+    static let shapeTolerance: Double = 0.02
     /// Samples merged into one capsule at most.
     static let maxSpan = 24
     /// Beyond this (px) a capsule's circles are evaluated in Double: Float keeps 1/128 px up to 2^17.
