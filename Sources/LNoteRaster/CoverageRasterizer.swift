@@ -6,73 +6,75 @@ protocol CoverageSink {
     mutating func emit(row: Int, x0: Int, count: Int, coverage: UnsafePointer<Float>)
 }
 
-/// Exact-area coverage of one stroke's union, row by row.
+/// Coverage of one stroke's union by supersampling, row by row.
 ///
-/// Horizontally the coverage is exact: on a horizontal line the stroke is a union of intervals
-/// (one per capsule, in closed form), merged into a piecewise-constant profile g(x) — for varying
-/// opacity the upper envelope of the capsules' factors, so overlaps count once, with the larger
-/// factor. The profile is kept as breakpoints (x, jump).
+/// Each pixel row is cut by `K` sub-scanlines at y = row + (k + ½)/K. On a sub-line every
+/// capsule's slice is an exact interval (closed form: its two circles and two tangent segments).
+/// The interval's ends are rounded to a grid of `B` cells per pixel and the cells are set:
 ///
-/// Vertically, each pixel row is integrated adaptively: lines at the band's top, middle and
-/// bottom; when the three profiles have the same structure (same number of breakpoints, same
-/// jump signs) and every middle breakpoint lies within `tolerance`/h × max(1, |Δx|) of the chord of its
-/// neighbours, the band is two trapezoid slabs whose slanted edges are the matched breakpoints'
-/// paths — exact for straight edges, and within a small sagitta for arcs. Otherwise the band is
-/// halved, down to 1/32 px, where a band that still changes structure (a stroke's top, a merge)
-/// falls back to the midpoint rule. Edges go into a per-row accumulator as exact trapezoid areas
-/// per pixel column (a difference array: a partial cell and the full height to its right), so
-/// one prefix sum gives every pixel's coverage. Cost follows the number of lines actually needed
-/// (two per row where the outline is smooth) times the capsules active on the row.
+/// - **Uniform strokes** (every capsule has the same opacity factor: pen, highlighter, pencil of
+///   constant pressure, nowhere thin): one bit per cell, `UInt32` per pixel and sub-line, filled
+///   by OR — the OR *is* the union, so nothing is sorted or merged. A pixel's coverage is its
+///   set bits / (K·B), times the factor.
+/// - **Varying factors** (thin parts, pencil pressure): one byte per cell holding the factor
+///   (0…255), filled by `max` — the spec's "the larger value counts". Coverage is the byte sum
+///   / (K·B·255).
+///
+/// Errors: the sub-line midpoint rule errs by at most 1/(2K) of a pixel on a horizontal edge;
+/// horizontally, ends are rounded to a cell with a per-sub-line dither of the rounding point
+/// (sub-line k rounds at (k + ½)/K of a cell instead of at ½), so the rounding of a vertical
+/// edge averages out over the K sub-lines instead of adding up.
+///
+/// Layout: pixel-major (the K words of one pixel are adjacent), so a capsule's few columns touch
+/// a few cache lines and a pixel's sum reads one. Slices of the K sub-lines of one capsule are
+/// computed together as `SIMD16<Float>` (relative to the row, so Float keeps 1/128 px); capsules
+/// with huge coordinates or slopes take a Double path. Each row's touched column span is summed,
+/// handed to the sink and cleared.
 final class CoverageRasterizer {
-    struct Interval { var l: Double; var r: Double; var f: Float }
-    struct Line { var start: Int; var count: Int }
+    /// Sub-scanlines per pixel row (the SIMD width of the slice computation).
+    static let K = 12
+    /// Bit cells per pixel on a sub-line, uniform strokes.
+    static let bitCells = 32
+    /// Byte cells per pixel on a sub-line, varying-factor strokes.
+    static let byteCells = 16
 
-    /// Allowed distance (px) of a middle breakpoint from its neighbours' chord.
-    static let tolerance: Double = 1.0 / 32
-    /// Bands are halved at most this often (1 px → 1/32 px).
-    static let maxDepth = 5
-    /// Adjacent pieces of a varying-opacity profile whose factors differ by at most this are
-    /// merged: keeps the structure stable from line to line at a bounded error.
-    static let factorMerge: Float = 1.0 / 128
-    /// Factor steps inside the union below this are not tracked between lines.
-    static let smallStep: Float = 1.0 / 32
 
     let caps = Scratch<Capsule>()
     private let effective = Scratch<EffectiveSample>()
     private let order = Scratch<Int32>()
     private let bucket = Scratch<Int32>()
     private let active = Scratch<Int32>()
-    private let active2 = Scratch<Int32>()
-    private let lk = Scratch<Bool>()
-    private let ivl = Scratch<Interval>()
-    private let levels = Scratch<Float>()
-    private let lx = Scratch<Double>()
-    private let lw = Scratch<Float>()
-    private let acc = Scratch<Float>()
+    private let bits = Scratch<UInt32>()          // width × K, pixel-major
+    private let cells = Scratch<SIMD16<UInt8>>()  // width × K, pixel-major
     private let cov = Scratch<Float>()
+    private var bitsWidth = 0, cellsWidth = 0
+    private var uniformPath = true
 
-    private var lineTop = 0
-    private var activeCount = 0
-    private var width = 0
-    private var W = 0.0
-    private var constant = true
-    private var cMin = 0, cMax = -1
+    /// Per-sub-line scratch: slice ends (2K floats), then the pending merged runs of uniform
+    /// strokes (2K floats); cell bounds (2K ints).
+    private let lanes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * K)
+    private let bounds = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * K)
 
-    init() {}
+    /// Sub-line k's y offset in the row, (k + ½)/K; sub-line k rounds cell boundaries at
+    /// ½ − that (the dither). Computed, not loaded, so the lane loops vectorize without alias checks.
+    @inline(__always) private static func subline(_ k: Int) -> Float { (Float(k) + 0.5) * (1 / Float(K)) }
+    /// Byte ramps for partial cells: FF×16, 00×16, then 00×16, FF×16.
+    private let ramp = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+
+    init() {
+        for i in 0..<16 { ramp[i] = 0xFF; ramp[16 + i] = 0; ramp[32 + i] = 0; ramp[48 + i] = 0xFF }
+    }
+
+    deinit {
+        lanes.deallocate(); bounds.deallocate(); ramp.deallocate()
+    }
+
 
     /// Rasterizes `stroke` at `scale` on a `width` × `height` image, handing each touched row's
     /// coverage to `sink`.
     func rasterize<S: CoverageSink>(_ stroke: Stroke, scale: Double, width: Int, height: Int, sink: inout S) {
         let geo = StrokeGeometry.build(stroke, scale: scale, width: width, height: height, into: caps, effective: effective)
         guard geo.count > 0 else { return }
-        self.width = width
-        self.W = Double(width)
-        self.constant = geo.constantFactor
-        acc.reserve(width + 2)
-        cov.reserve(width + 1)
-        acc.p.update(repeating: 0, count: width + 2)
-        cMin = Int.max; cMax = -1
-
         let rowMin = max(0, Int(geo.yMin.rounded(.down)))
         let rowMax = min(height, Int(geo.yMax.rounded(.up)))   // exclusive
         guard rowMin < rowMax else { return }
@@ -84,7 +86,6 @@ final class CoverageRasterizer {
         bucket.p.update(repeating: 0, count: rows + 1)
         order.reserve(n)
         active.reserve(n)
-        active2.reserve(n)
         for i in 0..<n {
             let s = max(rowMin, Int(caps.p[i].yMin.rounded(.down))) - rowMin
             bucket.p[s + 1] += 1
@@ -97,302 +98,291 @@ final class CoverageRasterizer {
         }
         // bucket[r] is now the end of row r's run; runs are consecutive.
 
-        activeCount = 0
+        cov.reserve(width + 1)
+        let K = CoverageRasterizer.K
+        let uniform = geo.constantFactor
+        // The cell buffers are all zero between strokes: each row's sum clears what it read.
+        if uniform {
+            if bitsWidth < width {
+                bits.reserve(width * K)
+                bits.p.update(repeating: 0, count: width * K)
+                bitsWidth = width
+            }
+        } else if cellsWidth < width {
+            cells.reserve(width * K)
+            cells.p.update(repeating: SIMD16<UInt8>(), count: width * K)
+            cellsWidth = width
+        }
+        let factor = caps.p[0].f
+        uniformPath = uniform
+        let cellsPerPixel = Float(uniform ? CoverageRasterizer.bitCells : CoverageRasterizer.byteCells)
+        var activeCount = 0
         var next = 0
-        var haveTop = false
         for j in rowMin..<rowMax {
             let y0 = Double(j)
-            // Drop capsules that ended, merge in those that start on this row. The list stays in
-            // capsule order (the counting sort is stable), so neighbours along the stroke, whose
-            // slices mostly overlap, come one after another in evalLine.
             var k = 0
             for a in 0..<activeCount {
                 let c = active.p[a]
                 if caps.p[Int(c)].yMax > y0 { active.p[k] = c; k += 1 }
             }
             let end = Int(bucket.p[j - rowMin])
-            if next < end {
-                var a = 0, o = 0
-                let merged = active2.p
-                while a < k || next < end {
-                    if next >= end || (a < k && active.p[a] < order.p[next]) { merged[o] = active.p[a]; a += 1 }
-                    else { merged[o] = order.p[next]; next += 1 }
-                    o += 1
-                }
-                active.p.update(from: merged, count: o)
-                k = o
-            }
+            while next < end { active.p[k] = order.p[next]; k += 1; next += 1 }
             activeCount = k
-            if activeCount == 0 { haveTop = false; continue }
+            if activeCount == 0 { continue }
 
-            var top: Line
-            if haveTop {
-                top = Line(start: 0, count: lineTop)
-            } else {
-                lineTop = 0
-                top = evalLine(y0)
-            }
-            let bottom = evalLine(y0 + 1)
-            integrate(y0, y0 + 1, top, bottom, depth: 0)
-            flushRow(j, sink: &sink)
-            // The bottom line is the next row's top: move it to the front of the store.
-            if bottom.start > 0 && bottom.count > 0 {
-                for q in 0..<bottom.count {   // forward copy: safe although the ranges may overlap
-                    lx.p[q] = lx.p[bottom.start + q]; lw.p[q] = lw.p[bottom.start + q]; lk.p[q] = lk.p[bottom.start + q]
+            var colLo = Int.max, colHi = -1
+            if uniform { clearPending() }
+            for a in 0..<activeCount {
+                let c = caps.p + Int(active.p[a])
+                if c.pointee.large {
+                    slicesDouble(c, row: y0, width: width, cellsPerPixel: cellsPerPixel)
+                } else {
+                    slices(c, row: y0, width: width, cellsPerPixel: cellsPerPixel)
+                }
+                if uniform {
+                    mergeOrFlush(colLo: &colLo, colHi: &colHi)
+                } else {
+                    writeCells(value: UInt8(min(max(c.pointee.f * 255 + 0.5, 0), 255)), colLo: &colLo, colHi: &colHi)
                 }
             }
-            lineTop = bottom.count
-            haveTop = true
+            if uniform { flushPending(colLo: &colLo, colHi: &colHi) }
+            if colHi < colLo { continue }
+            if uniform {
+                sumBits(colLo, colHi, scale: factor / Float(K * CoverageRasterizer.bitCells))
+            } else {
+                sumCells(colLo, colHi)
+            }
+            sink.emit(row: j, x0: colLo, count: colHi - colLo + 1, coverage: cov.p)
         }
     }
 
-    // MARK: - One horizontal line
+    // MARK: - Slices
 
-    /// The union profile of the active capsules on the line at `y`, pushed onto the line store.
+    /// The capsule's cell-rounded slice [lb, rb) on each sub-line of row `row`, clamped to
+    /// [0, width·cells] (an empty slice has lb ≥ rb).
     ///
-    /// Capsules come in stroke order and neighbours' slices mostly overlap, so slices are first
-    /// gathered into runs (a run absorbs every slice overlapping it whose factor is within
-    /// `factorMerge` of the run's first one, taking the larger factor); only the few runs are
-    /// sorted and merged.
-    private func evalLine(_ y: Double) -> Line {
-        ivl.reserve(2 * activeCount + 2)
-        var n = 0
-        let iv = ivl.p
-        var runL = 0.0, runR = 0.0
-        var runF: Float = 0, runF0: Float = 0
-        var haveRun = false
-        let merge = CoverageRasterizer.factorMerge
-        let capsP = caps.p, act = active.p
-        for a in 0..<activeCount {
-            // Field-wise loads through the pointer: copying the whole capsule costs more than
-            // the slice itself.
-            let c = capsP + Int(act[a])
-            if y <= c.pointee.yMin || y >= c.pointee.yMax { continue }
-            let d0 = y - c.pointee.cy0, t0 = c.pointee.rr0 - d0 * d0
-            let d1 = y - c.pointee.cy1, t1 = c.pointee.rr1 - d1 * d1
-            let s0 = max(t0, 0).squareRoot(), s1 = max(t1, 0).squareRoot()
-            let cx0 = c.pointee.cx0, cx1 = c.pointee.cx1
-            var l = min(t0 > 0 ? cx0 - s0 : .infinity, t1 > 0 ? cx1 - s1 : .infinity)
-            var r = max(t0 > 0 ? cx0 + s0 : -.infinity, t1 > 0 ? cx1 + s1 : -.infinity)
-            let ya1 = c.pointee.ya1, ya2 = c.pointee.ya2
-            if y >= ya1 && y <= c.pointee.yb1 { let x = c.pointee.xa1 + (y - ya1) * c.pointee.k1; l = min(l, x); r = max(r, x) }
-            if y >= ya2 && y <= c.pointee.yb2 { let x = c.pointee.xa2 + (y - ya2) * c.pointee.k2; l = min(l, x); r = max(r, x) }
-            let cf = c.pointee.f
-            if !(l < r) { continue }
-            if haveRun && l <= runR && r >= runL && abs(cf - runF0) <= merge {
-                runL = min(runL, l); runR = max(runR, r); runF = max(runF, cf)
-            } else {
-                if haveRun { iv[n] = Interval(l: runL, r: runR, f: runF); n += 1 }
-                runL = l; runR = r; runF = cf; runF0 = cf; haveRun = true
-            }
-        }
-        if haveRun { iv[n] = Interval(l: runL, r: runR, f: runF); n += 1 }
-        let start = lineTop
-        lx.reserve(start + 2 * n + 2, keep: start)
-        lw.reserve(start + 2 * n + 2, keep: start)
-        lk.reserve(start + 2 * n + 2, keep: start)
-        if n == 0 { return Line(start: start, count: 0) }
-        for i in 1..<n {   // insertion sort by left end: runs are few
-            let v = iv[i]
-            var j = i - 1
-            while j >= 0 && iv[j].l > v.l { iv[j + 1] = iv[j]; j -= 1 }
-            iv[j + 1] = v
-        }
-        var m = start
-        if constant {
-            let f = iv[0].f
-            var l = iv[0].l, r = iv[0].r
-            for i in 1..<n {
-                let v = iv[i]
-                if v.l <= r { r = max(r, v.r) } else {
-                    lx.p[m] = l; lw.p[m] = f; lk.p[m] = true; lx.p[m + 1] = r; lw.p[m + 1] = -f; lk.p[m + 1] = true; m += 2
-                    l = v.l; r = v.r
-                }
-            }
-            lx.p[m] = l; lw.p[m] = f; lk.p[m] = true; lx.p[m + 1] = r; lw.p[m + 1] = -f; lk.p[m + 1] = true; m += 2
-        } else {
-            m = envelope(n, start: start)
-        }
-        lineTop = m
-        return Line(start: start, count: m - start)
-    }
-
-    /// Upper envelope of sorted intervals with factors, as breakpoints from `start`; returns the
-    /// end index. Sweeps the interval ends in x order keeping the covering factors.
-    private func envelope(_ n: Int, start: Int) -> Int {
-        // ivl holds the n sorted intervals, then room for n covering ones (reserved by evalLine).
-        let iv = ivl.p
-        let act = ivl.p + n
-        var live = 0
-        var m = start
-        var cur: Float = 0      // level currently represented by the emitted breakpoints
-        var i = 0               // next interval to start
-        while i < n || live > 0 {
-            // Next event: the smaller of the next start and the earliest covering end.
-            var endX = Double.infinity
-            for q in 0..<live where act[q].r < endX { endX = act[q].r }
-            let x: Double
-            if i < n && iv[i].l <= endX {
-                x = iv[i].l
-                while i < n && iv[i].l == x { act[live] = iv[i]; live += 1; i += 1 }
-            } else {
-                x = endX
-                var q = 0
-                while q < live { if act[q].r <= x { act[q] = act[live - 1]; live -= 1 } else { q += 1 } }
-            }
-            var level: Float = 0
-            for q in 0..<live where act[q].f > level { level = act[q].f }
-            if level != cur && (level == 0 || cur == 0 || abs(level - cur) > CoverageRasterizer.factorMerge) {
-                lx.reserve(m + 1, keep: m); lw.reserve(m + 1, keep: m); lk.reserve(m + 1, keep: m)
-                lx.p[m] = x; lw.p[m] = level - cur
-                // Edges of the union, and large factor steps, are tracked between lines; small
-                // steps inside the union take the midpoint rule (error ≤ step·h/2).
-                lk.p[m] = level == 0 || cur == 0 || abs(level - cur) >= CoverageRasterizer.smallStep
-                m += 1
-                cur = level
-            }
-        }
-        return m
-    }
-
-    // MARK: - Vertical integration
-
-    @inline(__always) private func clampX(_ x: Double) -> Double { min(max(x, -1), W + 1) }
-
-    /// Same number of tracked breakpoints with the same jump signs, in order.
-    private func sameStructure(_ a: Line, _ b: Line) -> Bool {
-        var i = a.start, j = b.start
-        let ie = a.start + a.count, je = b.start + b.count
-        while true {
-            while i < ie && !lk.p[i] { i += 1 }
-            while j < je && !lk.p[j] { j += 1 }
-            if i == ie || j == je { return i == ie && j == je }
-            if (lw.p[i] > 0) != (lw.p[j] > 0) { return false }
-            i += 1; j += 1
-        }
-    }
-
-    private func integrate(_ ya: Double, _ yb: Double, _ a: Line, _ b: Line, depth: Int) {
-        if a.count == 0 && b.count == 0 && depth > 0 { return }
-        let ym = (ya + yb) * 0.5
-        let mark = lineTop
-        let m = evalLine(ym)
-        defer { lineTop = mark }
-        let smooth = sameStructure(a, m) && sameStructure(m, b)
-        if smooth && (depth == CoverageRasterizer.maxDepth || isLinear(a, m, b, yb - ya)) {
-            slabs(ya, ym, yb, a, m, b)
-            return
-        }
-        if depth == CoverageRasterizer.maxDepth {
-            // Structure changes inside a 1/32 px band: midpoint rule.
-            for k in 0..<m.count { addEdge(lx.p[m.start + k], ya, lx.p[m.start + k], yb, lw.p[m.start + k]) }
-            return
-        }
-        integrate(ya, ym, a, m, depth: depth + 1)
-        integrate(ym, yb, m, b, depth: depth + 1)
-    }
-
-    /// Whether the two slabs a→m→b follow the true edges closely enough. The estimate of the
-    /// area error one edge makes in a pixel is δ·h/6 (δ: the middle point's distance from the
-    /// chord), spread over the columns the edge crosses; near-horizontal edges therefore need
-    /// no refinement, steep curved ones do.
-    private func isLinear(_ a: Line, _ m: Line, _ b: Line, _ h: Double) -> Bool {
-        let tol = CoverageRasterizer.tolerance / h
-        var i = a.start, j = m.start, k = b.start
-        let ie = a.start + a.count
-        while true {
-            while i < ie && !lk.p[i] { i += 1 }
-            while !lk.p[j] && j < m.start + m.count { j += 1 }
-            while !lk.p[k] && k < b.start + b.count { k += 1 }
-            if i == ie { return true }
-            let xa = clampX(lx.p[i]), xm = clampX(lx.p[j]), xb = clampX(lx.p[k])
-            if abs(xm - (xa + xb) * 0.5) > tol * max(1, abs(xb - xa)) { return false }
-            if !constant && abs(lw.p[j] - (lw.p[i] + lw.p[k]) * 0.5) > CoverageRasterizer.factorMerge { return false }
-            i += 1; j += 1; k += 1
-        }
-    }
-
-    /// The band [ya, yb] from lines a, m, b of the same tracked structure: each tracked
-    /// breakpoint moves linearly from a to m and from m to b; untracked small factor steps are
-    /// taken at the middle line for the whole band.
-    private func slabs(_ ya: Double, _ ym: Double, _ yb: Double, _ a: Line, _ m: Line, _ b: Line) {
-        var i = a.start, k = b.start
-        for j in m.start..<(m.start + m.count) {
-            let xm = lx.p[j], wm = lw.p[j]
-            if !lk.p[j] { addEdge(xm, ya, xm, yb, wm); continue }
-            while !lk.p[i] { i += 1 }
-            while !lk.p[k] { k += 1 }
-            addEdge(lx.p[i], ya, xm, ym, (lw.p[i] + wm) * 0.5)
-            addEdge(xm, ym, lx.p[k], yb, (wm + lw.p[k]) * 0.5)
-            i += 1; k += 1
-        }
-    }
-
-    /// Adds the coverage to the right of the straight edge (xa, ya)–(xb, yb), yb > ya, weighted
-    /// by `w`: each column the edge crosses gets the exact area right of the edge in it, and
-    /// every column further right the full height (via the difference array). The part of the
-    /// edge left of the image counts as a vertical edge at x = 0; the part right of it is dropped.
+    /// Written as plain loops over K floats, which LLVM vectorizes (minps, maxps, sqrtps, masks);
+    /// Swift's SIMD types' `pointwiseMin`, `replacing(with:where:)` and `squareRoot()` compile to
+    /// per-lane code on this target.
     @inline(__always)
-    private func addEdge(_ xa: Double, _ ya: Double, _ xb: Double, _ yb: Double, _ w: Float) {
-        let h = yb - ya
-        var x0 = min(xa, xb), x1 = max(xa, xb)
-        if x0 >= W { return }
-        let d = acc.p
-        if x1 <= 0 {
-            d[0] += w * Float(h)
-            cMin = 0; if cMax < 0 { cMax = 0 }
-            return
-        }
-        let span = x1 - x0
-        if span < 1e-9 {
-            let i = Int(x0), fr = x0 - Double(i)
-            let a = Double(w) * h
-            d[i] += Float(a * (1 - fr)); d[i + 1] += Float(a * fr)
-            if i < cMin { cMin = i }
-            if i + 1 > cMax { cMax = i + 1 }
-            return
-        }
-        let dydx = h / span
-        if x0 < 0 { d[0] += Float(Double(w) * (-x0) * dydx); x0 = 0 }
-        if x1 > W { x1 = W }
-        var i = Int(x0)
-        let iLast = min(Int(x1), width - 1)
-        if i < cMin { cMin = i }
-        if iLast + 1 > cMax { cMax = iLast + 1 }
-        let wd = Double(w) * dydx
-        while i <= iLast {
-            let ci = Double(i)
-            let xs = max(x0, ci), xe = min(x1, ci + 1)
-            if xe > xs {
-                let a = wd * (xe - xs)               // w × height of this piece
-                let fr = (xs + xe) * 0.5 - ci         // mean x within the column
-                d[i] += Float(a * (1 - fr)); d[i + 1] += Float(a * fr)
-            }
-            i += 1
+    private func slices(_ c: UnsafeMutablePointer<Capsule>, row: Double, width: Int, cellsPerPixel: Float) {
+        let K = CoverageRasterizer.K
+        let l = lanes, r = lanes + K
+        for k in 0..<K { l[k] = .infinity; r[k] = -.infinity }
+        CoverageRasterizer.circle(row, c.pointee.cx0, c.pointee.cy0, c.pointee.r0, l, r)
+        CoverageRasterizer.circle(row, c.pointee.cx1, c.pointee.cy1, c.pointee.r1, l, r)
+        CoverageRasterizer.tangent(row, c.pointee.ya1, c.pointee.yb1, c.pointee.xa1, c.pointee.k1, l, r)
+        CoverageRasterizer.tangent(row, c.pointee.ya2, c.pointee.yb2, c.pointee.xa2, c.pointee.k2, l, r)
+        let w = Float(width)
+        for k in 0..<K { l[k] = min(max(l[k], 0), w); r[k] = min(max(r[k], 0), w) }
+        if !uniformPath { CoverageRasterizer.round(l, r, bounds, cellsPerPixel: cellsPerPixel) }
+    }
+
+    /// A circle's slices: half-width √((ρ − |d|)(ρ + |d|)), which keeps its precision for huge radii.
+    @inline(__always)
+    private static func circle(_ row: Double, _ cx: Double, _ cy: Double, _ rad: Double,
+                               _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>) {
+        if row - cy > rad || cy - row > rad + 1 { return }   // the circle misses the row
+        let d0 = Float(row - cy), rr = Float(rad), x = Float(cx)
+        for k in 0..<K {
+            let d = abs(d0 + subline(k))
+            let t = (rr - d) * (rr + d)
+            let s = max(t, 0).squareRoot()
+            l[k] = min(l[k], t > 0 ? x - s : .infinity)
+            r[k] = max(r[k], t > 0 ? x + s : -.infinity)
         }
     }
 
-    /// Prefix-sums the row's accumulator into coverage, hands it to the sink, clears it.
-    private func flushRow<S: CoverageSink>(_ row: Int, sink: inout S) {
-        guard cMax >= cMin else { cMin = Int.max; cMax = -1; return }
-        let lo = cMin
-        var hi = min(cMax, width - 1)
-        let d = acc.p, o = cov.p
-        var s: Float = 0
-        if lo <= hi {
-            for i in lo...hi {
-                s += d[i]
-                o[i - lo] = min(max(s, 0), 1)
-            }
-            // Edges right of the image were dropped, so the shape may run on to the last column.
-            if s > 1e-6 && hi < width - 1 {
-                let v = min(s, 1)
-                for i in (hi + 1)..<width { o[i - lo] = v }
-                hi = width - 1
-            }
-            sink.emit(row: row, x0: lo, count: hi - lo + 1, coverage: o)
+    /// A tangent segment's crossings: x(y) = xa + (y − ya)·k on [ya, yb].
+    @inline(__always)
+    private static func tangent(_ row: Double, _ ya: Double, _ yb: Double, _ xa: Double, _ slope: Double,
+                                _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>) {
+        let a = Float(min(max(ya - row, -2), 3)), b = Float(min(max(yb - row, -2), 3))
+        if !(a < 1 && b > 0) { return }
+        let x0 = Float(min(max(xa + (row - ya) * slope, -1e9), 1e9)), m = Float(slope)
+        for k in 0..<K {
+            let y = subline(k)
+            let x = x0 + y * m
+            let inRange = y >= a && y <= b
+            l[k] = min(l[k], inRange ? x : .infinity)
+            r[k] = max(r[k], inRange ? x : -.infinity)
         }
-        d.advanced(by: lo).update(repeating: 0, count: min(cMax, width + 1) - lo + 1)
-        cMin = Int.max; cMax = -1
+    }
+
+    /// Clamps the slices to [0, width] and rounds them to cell boundaries with the sub-line's
+    /// dither: bounds[0..<K] = left, bounds[K..<2K] = right (x·cells < 2^22).
+    @inline(__always)
+    private static func round(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,
+                              _ out: UnsafeMutablePointer<Int32>, cellsPerPixel: Float) {
+        let magic: Float = 12_582_912   // 1.5·2^23: adding it rounds to an integer in the mantissa
+        let mb = Int32(bitPattern: magic.bitPattern)
+        for k in 0..<K {
+            let dither = 0.5 - subline(k)
+            let a = l[k] * cellsPerPixel + dither + magic
+            let b = r[k] * cellsPerPixel + dither + magic
+            out[k] = Int32(bitPattern: a.bitPattern) &- mb
+            out[k + K] = Int32(bitPattern: b.bitPattern) &- mb
+        }
+    }
+
+    /// `slices` in Double, one sub-line at a time, for capsules beyond Float's comfortable range.
+    private func slicesDouble(_ c: UnsafeMutablePointer<Capsule>, row: Double, width: Int, cellsPerPixel: Float) {
+        let W = Double(width)
+        let cp = c.pointee
+        for k in 0..<CoverageRasterizer.K {
+            let y = row + (Double(k) + 0.5) / Double(CoverageRasterizer.K)
+            var l = Double.infinity, r = -Double.infinity
+            for (cx, cy, rad) in [(cp.cx0, cp.cy0, cp.r0), (cp.cx1, cp.cy1, cp.r1)] {
+                let d = abs(y - cy)
+                let t = (rad - d) * (rad + d)
+                if t > 0 { let s = t.squareRoot(); l = min(l, cx - s); r = max(r, cx + s) }
+            }
+            for (ya, yb, xa, kk) in [(cp.ya1, cp.yb1, cp.xa1, cp.k1), (cp.ya2, cp.yb2, cp.xa2, cp.k2)] where y >= ya && y <= yb {
+                let x = xa + (y - ya) * kk
+                l = min(l, x); r = max(r, x)
+            }
+            lanes[k] = Float(min(max(l, 0), W))
+            lanes[k + CoverageRasterizer.K] = Float(min(max(r, 0), W))
+        }
+        if !uniformPath { CoverageRasterizer.round(lanes, lanes + CoverageRasterizer.K, bounds, cellsPerPixel: cellsPerPixel) }
+    }
+
+    // MARK: - Cells
+
+    /// Uniform strokes: per sub-line, the slices of successive capsules that overlap are merged
+    /// into one pending run (lane-wise min/max); a slice disjoint from its lane's run flushes the
+    /// run first. Consecutive capsules of a stroke overlap heavily, so each sub-line gets a few
+    /// bit fills per row instead of one per capsule.
+    @inline(__always)
+    private func clearPending() {
+        let K = CoverageRasterizer.K
+        let pl = lanes + 2 * K, pr = lanes + 3 * K
+        for k in 0..<K { pl[k] = .infinity; pr[k] = -.infinity }
+    }
+
+    @inline(__always)
+    private func mergeOrFlush(colLo: inout Int, colHi: inout Int) {
+        let K = CoverageRasterizer.K
+        let l = lanes, r = lanes + K, pl = lanes + 2 * K, pr = lanes + 3 * K
+        // Branch-free lane tests (vectorized): non-empty slice, non-empty run, and disjoint.
+        var conflict: Int32 = 0
+        for k in 0..<K {
+            let a: Int32 = l[k] < r[k] ? 1 : 0, b: Int32 = pl[k] < pr[k] ? 1 : 0
+            let c: Int32 = l[k] > pr[k] ? 1 : 0, d: Int32 = r[k] < pl[k] ? 1 : 0
+            conflict |= a & b & (c | d)
+        }
+        if conflict != 0 {
+            for k in 0..<K where l[k] < r[k] && pl[k] < pr[k] && (l[k] > pr[k] || r[k] < pl[k]) {
+                fillBits(k, pl[k], pr[k], colLo: &colLo, colHi: &colHi)
+                pl[k] = .infinity; pr[k] = -.infinity
+            }
+        }
+        for k in 0..<K {
+            let nonEmpty = l[k] < r[k]
+            pl[k] = nonEmpty ? min(pl[k], l[k]) : pl[k]
+            pr[k] = nonEmpty ? max(pr[k], r[k]) : pr[k]
+        }
+    }
+
+    @inline(__always)
+    private func flushPending(colLo: inout Int, colHi: inout Int) {
+        let K = CoverageRasterizer.K
+        let pl = lanes + 2 * K, pr = lanes + 3 * K
+        for k in 0..<K where pl[k] < pr[k] { fillBits(k, pl[k], pr[k], colLo: &colLo, colHi: &colHi) }
+    }
+
+    /// Sets the bits of sub-line k from x = l to r (pixels, 0 ≤ l < r ≤ width), ends rounded
+    /// to cells with the sub-line's dither.
+    @inline(__always)
+    private func fillBits(_ k: Int, _ l: Float, _ r: Float, colLo: inout Int, colHi: inout Int) {
+        let K = CoverageRasterizer.K
+        let magic: Float = 12_582_912
+        let mb = Int32(bitPattern: magic.bitPattern)
+        let cells = Float(CoverageRasterizer.bitCells), dither = 0.5 - CoverageRasterizer.subline(k) + magic
+        let a = Int(Int32(bitPattern: (l * cells + dither).bitPattern) &- mb)
+        let b = Int(Int32(bitPattern: (r * cells + dither).bitPattern) &- mb)
+        if a >= b { return }
+        let p = bits.p
+        let w0 = a >> 5, w1 = (b - 1) >> 5
+        let m0 = UInt32.max << UInt32(a & 31)
+        let m1 = UInt32.max >> UInt32(31 - ((b - 1) & 31))
+        if w0 < colLo { colLo = w0 }
+        if w1 > colHi { colHi = w1 }
+        p[w0 * K + k] |= w0 == w1 ? m0 & m1 : m0
+        if w1 > w0 {
+            var w = w0 + 1
+            while w < w1 { p[w * K + k] = UInt32.max; w += 1 }
+            p[w1 * K + k] |= m1
+        }
+    }
+
+    @inline(__always)
+    private func writeCells(value: UInt8, colLo: inout Int, colHi: inout Int) {
+        let K = CoverageRasterizer.K
+        let lb = bounds, rb = bounds + K
+        let base = UnsafeMutableRawPointer(cells.p).assumingMemoryBound(to: UInt8.self)
+        for k in 0..<K {
+            let a = Int(lb[k]), b = Int(rb[k])
+            if a >= b { continue }
+            let w0 = a >> 4, w1 = (b - 1) >> 4
+            if w0 < colLo { colLo = w0 }
+            if w1 > colHi { colHi = w1 }
+            var w = w0
+            while w <= w1 {
+                let s = a - (w << 4), e = b - (w << 4)
+                let q = base + 16 * (w * K + k)
+                if s <= 0 && e >= 16 {
+                    for c in 0..<16 { q[c] = max(q[c], value) }
+                } else {
+                    // Value on cells s..<e: windows into the 0/FF ramps (vectorized byte max).
+                    let m = ramp + (16 - min(e, 16)), n = ramp + 32 + (16 - max(s, 0))
+                    for c in 0..<16 { q[c] = max(q[c], value & m[c] & n[c]) }
+                }
+                w += 1
+            }
+        }
+    }
+
+    // MARK: - Sums
+
+    /// Coverage of columns lo...hi from the bit rows (set bits × `scale`), clearing them.
+    @inline(__always)
+    private func sumBits(_ lo: Int, _ hi: Int, scale: Float) {
+        let K = CoverageRasterizer.K
+        let o = cov.p
+        for i in lo...hi {
+            let q = UnsafeMutableRawPointer(bits.p + i * K)
+            var acc = SIMD4<UInt32>()
+            for g in 0..<(K / 4) {
+                var x = q.loadUnaligned(fromByteOffset: 16 * g, as: SIMD4<UInt32>.self)
+                x = x &- ((x &>> 1) & 0x5555_5555)
+                x = (x & 0x3333_3333) &+ ((x &>> 2) & 0x3333_3333)
+                x = (x &+ (x &>> 4)) & 0x0F0F_0F0F
+                acc &+= x
+                q.storeBytes(of: SIMD4<UInt32>(), toByteOffset: 16 * g, as: SIMD4<UInt32>.self)
+            }
+            acc = acc &+ (acc &>> 8)
+            acc = acc &+ (acc &>> 16)
+            acc &= 0xFF
+            o[i - lo] = Float(Int32(acc.wrappedSum())) * scale
+        }
+    }
+
+    /// Coverage of columns lo...hi from the byte cells (sum / (K·cells·255)), clearing them.
+    @inline(__always)
+    private func sumCells(_ lo: Int, _ hi: Int) {
+        let K = CoverageRasterizer.K
+        let o = cov.p
+        let scale = 1 / Float(K * CoverageRasterizer.byteCells * 255)
+        for i in lo...hi {
+            let q = cells.p + i * K
+            var acc = SIMD8<UInt16>()
+            for k in 0..<K {
+                let x = unsafeBitCast(q[k], to: SIMD8<UInt16>.self)
+                acc &+= (x & 0x00FF) &+ (x &>> 8)
+                q[k] = SIMD16<UInt8>()
+            }
+            o[i - lo] = Float(Int32(acc.wrappedSum())) * scale
+        }
     }
 }

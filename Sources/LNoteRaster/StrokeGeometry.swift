@@ -7,13 +7,15 @@ import LNoteFormat
 /// min/max over its two circles' slices and the two outer tangent segments' crossings, because
 /// the hull's boundary is made of exactly those four pieces.
 struct Capsule {
-    var cx0: Double, cy0: Double, rr0: Double   // circle 0: centre, radius squared
-    var cx1: Double, cy1: Double, rr1: Double   // circle 1
+    var cx0: Double, cy0: Double, r0: Double   // circle 0: centre, radius
+    var cx1: Double, cy1: Double, r1: Double   // circle 1
     // Outer tangent segments as x(y) = xa + (y − ya)·k for y in [ya, yb]; disabled when ya > yb.
     var ya1: Double, yb1: Double, xa1: Double, k1: Double
     var ya2: Double, yb2: Double, xa2: Double, k2: Double
     var yMin: Double, yMax: Double
     var f: Float
+    /// Coordinates or slopes too large for the Float scanline path (see CoverageRasterizer).
+    var large: Bool = false
 }
 
 /// A sample after the thin-stroke rule: radius max(ρ, 0.5), thin factor, pencil factor.
@@ -42,9 +44,13 @@ enum StrokeGeometry {
     /// Bound on pieces per part: a factor spans at most 0…1, so 1/factorStep pieces suffice.
     static let maxPieces = 80
     /// Largest displacement (px, in x, y, radius) of a dropped sample from the simplified path.
-    static let shapeTolerance: Double = 0.005
+    static let shapeTolerance: Double = 0.02
     /// Samples merged into one capsule at most.
     static let maxSpan = 24
+    /// Beyond this (px) a capsule's circles are evaluated in Double: Float keeps 1/128 px up to 2^17.
+    static let largeCoordinate: Double = 65536
+    /// Tangent slopes |dx/dy| beyond this are evaluated in Double (x moves by more than this per row).
+    static let largeSlope: Double = 1024
 
     struct Result {
         var count = 0
@@ -180,9 +186,11 @@ enum StrokeGeometry {
         if len <= abs(dr) || len == 0 {
             // One disc contains the other: the hull is the larger disc.
             let (cx, cy, r) = r0 >= r1 ? (x0, y0, r0) : (x1, y1, r1)
-            return Capsule(cx0: cx, cy0: cy, rr0: r * r, cx1: cx, cy1: cy, rr1: r * r,
-                           ya1: off, yb1: -off, xa1: 0, k1: 0, ya2: off, yb2: -off, xa2: 0, k2: 0,
-                           yMin: yMin, yMax: yMax, f: f)
+            var c = Capsule(cx0: cx, cy0: cy, r0: r, cx1: cx, cy1: cy, r1: r,
+                            ya1: off, yb1: -off, xa1: 0, k1: 0, ya2: off, yb2: -off, xa2: 0, k2: 0,
+                            yMin: yMin, yMax: yMax, f: f)
+            c.large = abs(cx) > largeCoordinate || r > largeCoordinate
+            return c
         }
         // Outer tangents: unit normal n with n·(c1 − c0) = r0 − r1, i.e. n = a·u ± b·v.
         let ux = dx / len, uy = dy / len
@@ -197,8 +205,10 @@ enum StrokeGeometry {
         }
         let s1 = segment(a * ux - b * uy, a * uy + b * ux)
         let s2 = segment(a * ux + b * uy, a * uy - b * ux)
-        return Capsule(cx0: x0, cy0: y0, rr0: r0 * r0, cx1: x1, cy1: y1, rr1: r1 * r1,
-                       ya1: s1.0, yb1: s1.1, xa1: s1.2, k1: s1.3, ya2: s2.0, yb2: s2.1, xa2: s2.2, k2: s2.3,
-                       yMin: yMin, yMax: yMax, f: f)
+        var c = Capsule(cx0: x0, cy0: y0, r0: r0, cx1: x1, cy1: y1, r1: r1,
+                        ya1: s1.0, yb1: s1.1, xa1: s1.2, k1: s1.3, ya2: s2.0, yb2: s2.1, xa2: s2.2, k2: s2.3,
+                        yMin: yMin, yMax: yMax, f: f)
+        c.large = max(abs(x0), abs(x1), r0, r1) > largeCoordinate || abs(s1.3) > largeSlope || abs(s2.3) > largeSlope
+        return c
     }
 }
