@@ -43,23 +43,31 @@ public struct Canvas {
         guard gain > 0 else { return }
         let mode: BlendMode = stroke.tool == .highlighter ? .multiply : .sourceOver
         bitmap.pixels.withUnsafeMutableBufferPointer { buf in
-            var sink = BlendSink(pixels: buf.baseAddress!, width: w, gain: gain, color: stroke.color, mode: mode)
-            raster.rasterize(stroke, scale: scale, width: w, height: h, sink: &sink)
+            // Images wider than the rasterizer's limit are drawn in vertical strips.
+            var x0 = 0
+            while x0 < w {
+                let strip = min(CoverageRasterizer.maxWidth, w - x0)
+                var sink = BlendSink(pixels: buf.baseAddress! + 4 * x0, rowStride: w, gain: gain, color: stroke.color, mode: mode)
+                raster.rasterize(stroke, scale: scale, originX: Double(x0), width: strip, height: h, sink: &sink)
+                x0 += strip
+            }
         }
     }
 }
 
 /// Composites each coverage row straight into the canvas.
 struct BlendSink: CoverageSink {
+    /// The strip's first pixel of row 0.
     let pixels: UnsafeMutablePointer<UInt8>
-    let width: Int
+    /// Pixels per row of the whole image.
+    let rowStride: Int
     let gain: Float
     let color: Color
     let mode: BlendMode
 
     @inline(__always)
     mutating func emit(row: Int, x0: Int, count: Int, coverage: UnsafePointer<Float>) {
-        Compositor.blendRow(dst: pixels + 4 * (row * width + x0), coverage: coverage, gain: gain, count: count,
+        Compositor.blendRow(dst: pixels + 4 * (row * rowStride + x0), coverage: coverage, gain: gain, count: count,
                             color: color, mode: mode)
     }
 }

@@ -37,6 +37,9 @@ final class CoverageRasterizer {
     static let bitCells = 32
     /// Byte cells per pixel on a sub-line, varying-factor strokes.
     static let byteCells = 16
+    /// The widest image drawn in one pass: cell positions are rounded in Float with the 1.5·2^23
+    /// trick, exact only while x·cells < 2^22, and Float keeps 1/128 px below 2^16.
+    static let maxWidth = 1 << 15
 
 
     let caps = Scratch<Capsule>()
@@ -72,8 +75,12 @@ final class CoverageRasterizer {
 
     /// Rasterizes `stroke` at `scale` on a `width` × `height` image, handing each touched row's
     /// coverage to `sink`.
-    func rasterize<S: CoverageSink>(_ stroke: Stroke, scale: Double, width: Int, height: Int, sink: inout S) {
-        let geo = StrokeGeometry.build(stroke, scale: scale, width: width, height: height, into: caps, effective: effective)
+    /// `originX` shifts the image's left edge (pixels), so a wide canvas can be drawn in strips.
+    func rasterize<S: CoverageSink>(_ stroke: Stroke, scale: Double, originX: Double = 0, width: Int, height: Int,
+                                    sink: inout S) {
+        precondition(width <= CoverageRasterizer.maxWidth, "wider images are drawn in strips (Canvas.draw)")
+        let geo = StrokeGeometry.build(stroke, scale: scale, originX: originX, width: width, height: height,
+                                       into: caps, effective: effective)
         guard geo.count > 0 else { return }
         let rowMin = max(0, Int(geo.yMin.rounded(.down)))
         let rowMax = min(height, Int(geo.yMax.rounded(.up)))   // exclusive

@@ -60,8 +60,8 @@ enum StrokeGeometry {
         var yMin = Double.infinity, yMax = -Double.infinity
     }
 
-    static func build(_ stroke: Stroke, scale: Double, width: Int, height: Int, into caps: Scratch<Capsule>,
-                      effective eff: Scratch<EffectiveSample>) -> Result {
+    static func build(_ stroke: Stroke, scale: Double, originX: Double = 0, width: Int, height: Int,
+                      into caps: Scratch<Capsule>, effective eff: Scratch<EffectiveSample>) -> Result {
         var res = Result()
         let n = stroke.sampleCount
         guard n > 0, scale > 0, scale.isFinite else { return res }
@@ -92,7 +92,7 @@ enum StrokeGeometry {
                 let b = i * 5
                 let pf = pencil ? 0.25 + 0.75 * Double(pts[b + 3]) / 1000 : 1
                 let rho = Double(pts[b + 2]) * k
-                return EffectiveSample(x: Double(pts[b]) * k, y: Double(pts[b + 1]) * k, r: max(rho, 0.5),
+                return EffectiveSample(x: Double(pts[b]) * k - originX, y: Double(pts[b + 1]) * k, r: max(rho, 0.5),
                                        th: min(1, rho / 0.5), pf: pf, rho: rho)
             }
             var prev = sample(0)
