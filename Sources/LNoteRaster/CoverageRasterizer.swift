@@ -48,6 +48,7 @@ final class CoverageRasterizer {
     private let order = Scratch<Int32>()
     private let bucket = Scratch<Int32>()
     private let active = Scratch<Int32>()
+    private let merged = Scratch<Int32>()
     private let bits = Scratch<UInt32>()          // width × K, pixel-major
     private let cells = Scratch<SIMD16<UInt8>>()  // K lines of width + 1 pixels, sub-line-major
     private let cov = Scratch<Float>()
@@ -96,6 +97,7 @@ final class CoverageRasterizer {
         bucket.p.update(repeating: 0, count: rows + 1)
         order.reserve(n)
         active.reserve(n)
+        merged.reserve(n)
         for i in 0..<n {
             let s = max(rowMin, Int(caps.p[i].yMin.rounded(.down))) - rowMin
             bucket.p[s + 1] += 1
@@ -131,13 +133,30 @@ final class CoverageRasterizer {
         var next = 0
         for j in rowMin..<rowMax {
             let y0 = Double(j)
+            // Survivors and newcomers are each in stroke order; merging keeps the list so, which
+            // lets consecutive capsules' overlapping slices merge into one run per sub-line.
             var k = 0
             for a in 0..<activeCount {
                 let c = active.p[a]
                 if caps.p[Int(c)].yMax > y0 { active.p[k] = c; k += 1 }
             }
             let end = Int(bucket.p[j - rowMin])
-            while next < end { active.p[k] = order.p[next]; k += 1; next += 1 }
+            if next < end {
+                if k == 0 {
+                    while next < end { active.p[k] = order.p[next]; k += 1; next += 1 }
+                } else {
+                    let old = merged.p
+                    old.update(from: active.p, count: k)
+                    var a = 0, m = 0
+                    while a < k && next < end {
+                        if old[a] < order.p[next] { active.p[m] = old[a]; a += 1 } else { active.p[m] = order.p[next]; next += 1 }
+                        m += 1
+                    }
+                    while a < k { active.p[m] = old[a]; a += 1; m += 1 }
+                    while next < end { active.p[m] = order.p[next]; next += 1; m += 1 }
+                    k = m
+                }
+            }
             activeCount = k
             if activeCount == 0 { continue }
 
