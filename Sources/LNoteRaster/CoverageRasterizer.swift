@@ -25,8 +25,9 @@ protocol CoverageSink {
 /// (sub-line k rounds at (k + ½)/K of a cell instead of at ½), so the rounding of a vertical
 /// edge averages out over the K sub-lines instead of adding up.
 ///
-/// Layout: pixel-major (the K words of one pixel are adjacent), so a capsule's few columns touch
-/// a few cache lines and a pixel's sum reads one. Slices of the K sub-lines of one capsule are
+/// Layout: bits pixel-major (the K words of one pixel are adjacent), so a capsule's few columns
+/// touch a few cache lines and a pixel's sum reads one; bytes sub-line-major, so a run of cells is
+/// contiguous and filled 16 at a time whatever its alignment. Slices of the K sub-lines of one capsule are
 /// computed together as `SIMD16<Float>` (relative to the row, so Float keeps 1/128 px); capsules
 /// with huge coordinates or slopes take a Double path. Each row's touched column span is summed,
 /// handed to the sink and cleared.
@@ -47,10 +48,13 @@ final class CoverageRasterizer {
     private let order = Scratch<Int32>()
     private let bucket = Scratch<Int32>()
     private let active = Scratch<Int32>()
+    private let merged = Scratch<Int32>()
     private let bits = Scratch<UInt32>()          // width × K, pixel-major
-    private let cells = Scratch<SIMD16<UInt8>>()  // width × K, pixel-major
+    private let cells = Scratch<SIMD16<UInt8>>()  // K lines of width + 1 pixels, sub-line-major
     private let cov = Scratch<Float>()
     private var bitsWidth = 0, cellsWidth = 0
+    /// Bytes from one sub-line's cells to the next: 16 per pixel, plus 16 of padding.
+    private var cellsStride = 0
     private var uniformPath = true
 
     /// Per-sub-line scratch: slice ends (2K floats), then the pending merged runs of uniform
@@ -93,6 +97,7 @@ final class CoverageRasterizer {
         bucket.p.update(repeating: 0, count: rows + 1)
         order.reserve(n)
         active.reserve(n)
+        merged.reserve(n)
         for i in 0..<n {
             let s = max(rowMin, Int(caps.p[i].yMin.rounded(.down))) - rowMin
             bucket.p[s + 1] += 1
@@ -116,9 +121,10 @@ final class CoverageRasterizer {
                 bitsWidth = width
             }
         } else if cellsWidth < width {
-            cells.reserve(width * K)
-            cells.p.update(repeating: SIMD16<UInt8>(), count: width * K)
+            cells.reserve((width + 1) * K)
+            cells.p.update(repeating: SIMD16<UInt8>(), count: (width + 1) * K)
             cellsWidth = width
+            cellsStride = 16 * (width + 1)
         }
         let factor = caps.p[0].f
         uniformPath = uniform
@@ -127,13 +133,30 @@ final class CoverageRasterizer {
         var next = 0
         for j in rowMin..<rowMax {
             let y0 = Double(j)
+            // Survivors and newcomers are each in stroke order; merging keeps the list so, which
+            // lets consecutive capsules' overlapping slices merge into one run per sub-line.
             var k = 0
             for a in 0..<activeCount {
                 let c = active.p[a]
                 if caps.p[Int(c)].yMax > y0 { active.p[k] = c; k += 1 }
             }
             let end = Int(bucket.p[j - rowMin])
-            while next < end { active.p[k] = order.p[next]; k += 1; next += 1 }
+            if next < end {
+                if k == 0 {
+                    while next < end { active.p[k] = order.p[next]; k += 1; next += 1 }
+                } else {
+                    let old = merged.p
+                    old.update(from: active.p, count: k)
+                    var a = 0, m = 0
+                    while a < k && next < end {
+                        if old[a] < order.p[next] { active.p[m] = old[a]; a += 1 } else { active.p[m] = order.p[next]; next += 1 }
+                        m += 1
+                    }
+                    while a < k { active.p[m] = old[a]; a += 1; m += 1 }
+                    while next < end { active.p[m] = order.p[next]; next += 1; m += 1 }
+                    k = m
+                }
+            }
             activeCount = k
             if activeCount == 0 { continue }
 
@@ -323,10 +346,15 @@ final class CoverageRasterizer {
         }
     }
 
+    /// Sets cells [lb, rb) of each sub-line to at least `value`. The byte lines are sub-line-major
+    /// (sub-line k's cells are contiguous, 16 per pixel, with 16 bytes of padding), and `max` is
+    /// idempotent, so a run is covered by unaligned 16-byte `max` steps whose last one may overlap
+    /// the previous; a run shorter than 16 cells takes one step masked by a window of the ramp.
     @inline(__always)
     private func writeCells(value: UInt8, colLo: inout Int, colHi: inout Int) {
         let K = CoverageRasterizer.K
         let lb = bounds, rb = bounds + K
+        let stride = cellsStride
         let base = UnsafeMutableRawPointer(cells.p).assumingMemoryBound(to: UInt8.self)
         for k in 0..<K {
             let a = Int(lb[k]), b = Int(rb[k])
@@ -334,18 +362,20 @@ final class CoverageRasterizer {
             let w0 = a >> 4, w1 = (b - 1) >> 4
             if w0 < colLo { colLo = w0 }
             if w1 > colHi { colHi = w1 }
-            var w = w0
-            while w <= w1 {
-                let s = a - (w << 4), e = b - (w << 4)
-                let q = base + 16 * (w * K + k)
-                if s <= 0 && e >= 16 {
+            let line = base + k * stride
+            let n = b - a
+            if n < 16 {
+                let q = line + a, m = ramp + (16 - n)
+                for c in 0..<16 { q[c] = max(q[c], value & m[c]) }
+            } else {
+                var p = a
+                while p < b - 16 {
+                    let q = line + p
                     for c in 0..<16 { q[c] = max(q[c], value) }
-                } else {
-                    // Value on cells s..<e: windows into the 0/FF ramps (vectorized byte max).
-                    let m = ramp + (16 - min(e, 16)), n = ramp + 32 + (16 - max(s, 0))
-                    for c in 0..<16 { q[c] = max(q[c], value & m[c] & n[c]) }
+                    p += 16
                 }
-                w += 1
+                let q = line + (b - 16)
+                for c in 0..<16 { q[c] = max(q[c], value) }
             }
         }
     }
@@ -380,14 +410,16 @@ final class CoverageRasterizer {
     private func sumCells(_ lo: Int, _ hi: Int) {
         let K = CoverageRasterizer.K
         let o = cov.p
+        let stride = cellsStride
         let scale = 1 / Float(K * CoverageRasterizer.byteCells * 255)
+        let base = UnsafeMutableRawPointer(cells.p)
         for i in lo...hi {
-            let q = cells.p + i * K
             var acc = SIMD8<UInt16>()
             for k in 0..<K {
-                let x = unsafeBitCast(q[k], to: SIMD8<UInt16>.self)
+                let q = base + (k * stride + 16 * i)
+                let x = q.loadUnaligned(as: SIMD8<UInt16>.self)
                 acc &+= (x & 0x00FF) &+ (x &>> 8)
-                q[k] = SIMD16<UInt8>()
+                q.storeBytes(of: SIMD8<UInt16>(), as: SIMD8<UInt16>.self)
             }
             o[i - lo] = Float(Int32(acc.wrappedSum())) * scale
         }
