@@ -7,6 +7,7 @@ import Foundation
 import XCTest
 @testable import LNoteCLI
 @testable import LNoteFormat
+import LNoteRender
 
 /// The outcome of every subcommand on one package.
 struct Outcomes {
@@ -533,6 +534,24 @@ final class HostileElementTests: XCTestCase {
         // An unknown element may name an asset: gc keeps that one (its id is in the element's
         // JSON) and deletes only the asset no element names.
         assertContains(o.gc, "deleted assets/\(IDs.asset).png", "1 file(s) deleted")
+    }
+
+    /// A missing or unknown tool is drawn exactly as a pen; an unknown element draws nothing.
+    func testUnknownToolDrawsAsPenAndUnknownTypeDrawsNothing() throws {
+        func render(_ elements: [String]) throws -> [UInt8] {
+            let w = try HostileWorld(self)
+            try w.makeValid(pages: [(IDs.p1, 1000, 800)])
+            try w.put("pages/\(IDs.p1).content", HostileWorld.content(elements))
+            let package = try LNotePackage.open(at: URL(fileURLWithPath: w.package))
+            return try PageRenderer.render(package.loadPage(at: 0), of: package, options: RenderOptions(size: .scale(1)),
+                                           assets: AssetCache()).bitmap.pixels
+        }
+        let pen = try render([HostileWorld.stroke("A", tool: "pen", color: "#20408080")])
+        XCTAssertEqual(try render([HostileWorld.stroke("A", tool: "crayon", color: "#20408080")]), pen)
+        XCTAssertEqual(try render(["{\"type\":\"stroke\",\"id\":\"A\",\"tool\":7,\"color\":\"#20408080\",\"points\":[100,100,20,500,0, 600,500,30,700,16]}"]), pen)
+        XCTAssertEqual(try render(["{\"type\":\"stroke\",\"id\":\"A\",\"color\":\"#20408080\",\"points\":[100,100,20,500,0, 600,500,30,700,16]}"]), pen)
+        XCTAssertNotEqual(try render([HostileWorld.stroke("A", tool: "pencil", color: "#20408080")]), pen)
+        XCTAssertEqual(try render([]), try render(["{\"type\":\"lasso\",\"id\":\"L\",\"points\":[100,100,20,500,0],\"color\":\"#000000\"}"]))
     }
 
     func testCoordinatesAtThe32BitExtremesRender() throws {
