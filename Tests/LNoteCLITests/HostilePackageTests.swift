@@ -565,3 +565,33 @@ final class HostileElementTests: XCTestCase {
         ], [], skipped: false)
     }
 }
+
+// MARK: - Text from the document reaching the terminal
+
+final class HostileTextTests: XCTestCase {
+    /// Titles, ids and asset names with escape sequences (set the window title, clear the
+    /// screen, 8-bit CSI) are printed with their control characters made visible.
+    func testControlCharactersNeverReachTheTerminal() throws {
+        let w = try HostileWorld(self)
+        try w.makeValid()
+        let evil = "\u{1B}]0;owned\u{07}\u{1B}[2J\u{9B}31m\r\u{7F}"
+        var doc = HostileWorld.documentJSON([(IDs.p1, 1000, 800), (IDs.p2, 1000, 800)])
+        doc = doc.replacingOccurrences(of: "\"title\":\"Hostile\"", with: "\"title\":\(HostileWorld.jsonString("Evil" + evil))")
+        doc = doc.replacingOccurrences(of: "\"pages\":[", with: "\"pages\":[{\"id\":\(HostileWorld.jsonString(evil)),\"width\":1,\"height\":1},")
+        try w.put("document.json", doc)
+        try w.put("pages/\(IDs.p1).content", HostileWorld.content([HostileWorld.image("I" + evil, asset: evil + ".png"),
+                                                                     HostileWorld.stroke(evil, points: "1,2,3")]))
+        let o = runAll(w)
+        for (name, r) in [("info", o.info), ("check", o.check), ("export", o.export), ("thumbnails", o.thumbnails),
+                          ("gc", o.gc), ("compact", o.compact), ("info --json", runCLI(["info", "--json", w.package])),
+                          ("check --json", runCLI(["check", "--json", w.package]))] {
+            let bad = r.all.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) }
+            XCTAssertTrue(bad.isEmpty, "\(name) printed control characters \(bad.map { $0.value })")
+        }
+        assertContains(o.info, "Evil\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m\\u000d\\u007f")
+        assertContains(o.export, "[page-id] page 1: id \"\\u001b]0;owned")
+        // --json stays valid JSON and keeps the title (escapes decoded).
+        let json = try JSONValue.parse(Array(runCLI(["info", "--json", w.package]).out.utf8))
+        XCTAssertEqual(json["title"]?.stringValue, "Evil" + evil)
+    }
+}
