@@ -24,12 +24,31 @@ public final class Console: @unchecked Sendable {
 
     public func print(_ line: String) {
         lock.lock(); defer { lock.unlock() }
-        writeOut(line + "\n")
+        writeOut(Console.visible(line) + "\n")
     }
 
     public func error(_ line: String) {
         lock.lock(); defer { lock.unlock() }
-        writeErr(line + "\n")
+        writeErr(Console.visible(line) + "\n")
+    }
+
+    /// Lines carry text from untrusted documents (titles, ids, asset names): control
+    /// characters other than newline and tab (C0, DEL, C1) are written as `\u001b` and the
+    /// like, so a document cannot send escape sequences to the terminal. The form is also a
+    /// JSON escape, so `--json` output stays valid (JSONWriter already escapes C0 itself).
+    static func visible(_ text: String) -> String {
+        func isControl(_ v: UInt32) -> Bool { (v < 0x20 && v != 0x0A && v != 0x09) || (0x7F...0x9F).contains(v) }
+        guard text.unicodeScalars.contains(where: { isControl($0.value) }) else { return text }
+        var out = String.UnicodeScalarView()
+        for u in text.unicodeScalars {
+            if isControl(u.value) {
+                let hex = String(u.value, radix: 16)
+                out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            } else {
+                out.append(u)
+            }
+        }
+        return String(out)
     }
 
     /// A progress line on a terminal, redrawn in place; nothing when stderr is not a terminal.

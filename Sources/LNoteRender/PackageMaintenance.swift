@@ -142,8 +142,16 @@ public enum PackageChecker {
         if current.modifiedAt != wanted.modifiedAt { differ("modifiedAt", current.modifiedAt ?? "null", wanted.modifiedAt ?? "null") }
         if current.pageCount != wanted.pageCount { differ("pageCount", String(current.pageCount), String(wanted.pageCount)) }
         if current.cover != wanted.cover { differ("cover", current.cover ?? "null", wanted.cover ?? "null") }
-        if let cover = current.cover, FileIO.kind(atPath: package.absolutePath(cover)) != .regular {
-            add(.warning, file, "manifest-cover", "the cover \(cover) does not exist", nil, nil)
+        // The manifest is untrusted too: only a cover of the form the format allows is looked
+        // up (a cover of "../../x" must not probe the file system outside the package).
+        if let cover = current.cover {
+            let parts = cover.split(separator: "/", omittingEmptySubsequences: false)
+            if parts.count != 2 || parts[0] != "thumbnails" || !parts[1].hasSuffix(".jpg")
+                || LNoteID(String(parts[1].dropLast(4))) == nil {
+                add(.warning, file, "manifest-cover", "the cover \(cover.debugDescription) is not thumbnails/<UUID>.jpg", nil, nil)
+            } else if FileIO.kind(atPath: package.absolutePath(cover)) != .regular {
+                add(.warning, file, "manifest-cover", "the cover \(cover) does not exist", nil, nil)
+            }
         }
     }
 }

@@ -286,3 +286,22 @@ final class HostileJournalTests: XCTestCase {
         assertContains(o.compact, "[compaction-would-drop] 1 invalid element(s) in the snapshot would be lost; not compacted")
     }
 }
+
+final class HostileManifestTests: XCTestCase {
+    /// manifest.json is a cache but still untrusted: a cover pointing out of the package is
+    /// reported, never looked up, and the next thumbnails run replaces the manifest.
+    func testManifestCoverOutsideThePackage() throws {
+        let w = try HostileWorld(self)
+        try w.makeValid()
+        for cover in ["../sibling/secret.txt", "/etc/passwd", "thumbnails/../../sibling/secret.txt", "thumbnails/\(IDs.p1).jpg/.."] {
+            try w.put("manifest.json", "{\"format\":1,\"id\":\"\(IDs.doc)\",\"title\":\"Hostile\",\"pageCount\":2,\"cover\":\(HostileWorld.jsonString(cover))}")
+            let r = runCLI(["check", w.package])
+            assertContains(r, "warning: manifest.json: [manifest-cover] the cover \(cover.debugDescription) is not thumbnails/<UUID>.jpg")
+            XCTAssertFalse(r.all.contains("does not exist"), r.all)
+        }
+        let o = runAll(w)
+        XCTAssertEqual(o.thumbnails.status, ExitStatus.success, o.thumbnails.all)
+        let manifest = try Manifest.parse(FileIO.readRegularFile(atPath: w.package + "/manifest.json", display: "m"))
+        XCTAssertEqual(manifest.cover, "thumbnails/\(IDs.p1).jpg")
+    }
+}

@@ -7,6 +7,7 @@ import Foundation
 import XCTest
 @testable import LNoteCLI
 @testable import LNoteFormat
+import LNoteRender
 
 /// The outcome of every subcommand on one package.
 struct Outcomes {
@@ -535,6 +536,24 @@ final class HostileElementTests: XCTestCase {
         assertContains(o.gc, "deleted assets/\(IDs.asset).png", "1 file(s) deleted")
     }
 
+    /// A missing or unknown tool is drawn exactly as a pen; an unknown element draws nothing.
+    func testUnknownToolDrawsAsPenAndUnknownTypeDrawsNothing() throws {
+        func render(_ elements: [String]) throws -> [UInt8] {
+            let w = try HostileWorld(self)
+            try w.makeValid(pages: [(IDs.p1, 1000, 800)])
+            try w.put("pages/\(IDs.p1).content", HostileWorld.content(elements))
+            let package = try LNotePackage.open(at: URL(fileURLWithPath: w.package))
+            return try PageRenderer.render(package.loadPage(at: 0), of: package, options: RenderOptions(size: .scale(1)),
+                                           assets: AssetCache()).bitmap.pixels
+        }
+        let pen = try render([HostileWorld.stroke("A", tool: "pen", color: "#20408080")])
+        XCTAssertEqual(try render([HostileWorld.stroke("A", tool: "crayon", color: "#20408080")]), pen)
+        XCTAssertEqual(try render(["{\"type\":\"stroke\",\"id\":\"A\",\"tool\":7,\"color\":\"#20408080\",\"points\":[100,100,20,500,0, 600,500,30,700,16]}"]), pen)
+        XCTAssertEqual(try render(["{\"type\":\"stroke\",\"id\":\"A\",\"color\":\"#20408080\",\"points\":[100,100,20,500,0, 600,500,30,700,16]}"]), pen)
+        XCTAssertNotEqual(try render([HostileWorld.stroke("A", tool: "pencil", color: "#20408080")]), pen)
+        XCTAssertEqual(try render([]), try render(["{\"type\":\"lasso\",\"id\":\"L\",\"points\":[100,100,20,500,0],\"color\":\"#000000\"}"]))
+    }
+
     func testCoordinatesAtThe32BitExtremesRender() throws {
         let min = Int32.min, max = Int32.max
         try assertRendersWithWarnings([
@@ -544,5 +563,35 @@ final class HostileElementTests: XCTestCase {
             HostileWorld.stroke("D", points: "\(max),\(max),100000,1000,0"),
             HostileWorld.image("I", asset: "\(IDs.asset).png", frame: "\(min),\(min),\(max),\(max)"),
         ], [], skipped: false)
+    }
+}
+
+// MARK: - Text from the document reaching the terminal
+
+final class HostileTextTests: XCTestCase {
+    /// Titles, ids and asset names with escape sequences (set the window title, clear the
+    /// screen, 8-bit CSI) are printed with their control characters made visible.
+    func testControlCharactersNeverReachTheTerminal() throws {
+        let w = try HostileWorld(self)
+        try w.makeValid()
+        let evil = "\u{1B}]0;owned\u{07}\u{1B}[2J\u{9B}31m\r\u{7F}"
+        var doc = HostileWorld.documentJSON([(IDs.p1, 1000, 800), (IDs.p2, 1000, 800)])
+        doc = doc.replacingOccurrences(of: "\"title\":\"Hostile\"", with: "\"title\":\(HostileWorld.jsonString("Evil" + evil))")
+        doc = doc.replacingOccurrences(of: "\"pages\":[", with: "\"pages\":[{\"id\":\(HostileWorld.jsonString(evil)),\"width\":1,\"height\":1},")
+        try w.put("document.json", doc)
+        try w.put("pages/\(IDs.p1).content", HostileWorld.content([HostileWorld.image("I" + evil, asset: evil + ".png"),
+                                                                     HostileWorld.stroke(evil, points: "1,2,3")]))
+        let o = runAll(w)
+        for (name, r) in [("info", o.info), ("check", o.check), ("export", o.export), ("thumbnails", o.thumbnails),
+                          ("gc", o.gc), ("compact", o.compact), ("info --json", runCLI(["info", "--json", w.package])),
+                          ("check --json", runCLI(["check", "--json", w.package]))] {
+            let bad = r.all.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) }
+            XCTAssertTrue(bad.isEmpty, "\(name) printed control characters \(bad.map { $0.value })")
+        }
+        assertContains(o.info, "Evil\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m\\u000d\\u007f")
+        assertContains(o.export, "[page-id] page 1: id \"\\u001b]0;owned")
+        // --json stays valid JSON and keeps the title (escapes decoded).
+        let json = try JSONValue.parse(Array(runCLI(["info", "--json", w.package]).out.utf8))
+        XCTAssertEqual(json["title"]?.stringValue, "Evil" + evil)
     }
 }

@@ -165,7 +165,7 @@ final class HostileWorld {
     func sparse(_ relative: String, size: Int) throws {
         let path = package + "/" + relative
         try? FileManager.default.removeItem(atPath: path)
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         guard truncate(path, off_t(size)) == 0 else { throw NSError(domain: "truncate", code: Int(errno)) }
     }
 
