@@ -9,12 +9,17 @@
 public struct PageContent: Sendable, Equatable {
     public var format: Int
     public var elements: [Element]
+    /// One warning per skipped element, up to `ContentLimits.maxWarningsPerPage`, then one
+    /// summary warning for the rest.
     public var diagnostics: [Diagnostic]
+    /// How many elements were skipped as invalid (all of them, not only those with a warning).
+    public var skippedElements: Int
 
-    public init(format: Int = 1, elements: [Element], diagnostics: [Diagnostic] = []) {
+    public init(format: Int = 1, elements: [Element], diagnostics: [Diagnostic] = [], skippedElements: Int? = nil) {
         self.format = format
         self.elements = elements
         self.diagnostics = diagnostics
+        self.skippedElements = skippedElements ?? diagnostics.count
     }
 }
 
@@ -39,6 +44,9 @@ public struct ElementProblem: Error, Sendable, Equatable, CustomStringConvertibl
 
 /// The limits of section 7 that the content parser enforces.
 public enum ContentLimits {
+    /// Invalid elements reported one by one per page; beyond this they are counted in one
+    /// summary warning (a hostile page of a million bad elements must not print a million lines).
+    public static let maxWarningsPerPage = 100
     /// More elements than this on one page makes the page fail.
     public static let maxElementsPerPage = 1_000_000
     /// More samples than this in one stroke makes the element invalid.
@@ -105,6 +113,7 @@ public enum ContentParser {
         var format: JSONValue? = nil
         var elements: [Element]? = nil
         var diagnostics: [Diagnostic] = []
+        var skippedCount = 0
         do {
             s.skipBOM()
             s.skipWhitespace()
@@ -128,6 +137,7 @@ public enum ContentParser {
                     }
                     var list: [Element] = []
                     var found: [Diagnostic] = []
+                    var skipped = 0
                     try s.beginArray()
                     var firstElement = true
                     var index = 0
@@ -139,13 +149,21 @@ public enum ContentParser {
                         switch try reader.read(&s) {
                         case .success(let element): list.append(element)
                         case .failure(let p):
-                            found.append(Diagnostic(severity: .warning, file: file, elementIndex: index,
-                                                    elementID: p.id, rule: p.rule, message: p.message))
+                            skipped += 1
+                            if found.count < ContentLimits.maxWarningsPerPage {
+                                found.append(Diagnostic(severity: .warning, file: file, elementIndex: index,
+                                                        elementID: p.id, rule: p.rule, message: p.message))
+                            }
                         }
                         index += 1
                     }
+                    if skipped > found.count {
+                        found.append(Diagnostic(severity: .warning, file: file, rule: "more-invalid-elements",
+                                                message: "\(skipped - found.count) more invalid element(s) skipped without a warning each"))
+                    }
                     elements = list
                     diagnostics = found
+                    skippedCount = skipped
                 } else if key == keyFormat {
                     format = try s.parseValue()
                 } else {
@@ -164,7 +182,7 @@ public enum ContentParser {
         guard let elements else {
             throw .rule(LNoteError(.invalid, file: file, rule: "elements", message: "the content has no elements array"))
         }
-        return PageContent(format: version, elements: elements, diagnostics: diagnostics)
+        return PageContent(format: version, elements: elements, diagnostics: diagnostics, skippedElements: skippedCount)
     }
 
     /// `format`: missing means 1; a higher one fails; anything but a positive integer is invalid.

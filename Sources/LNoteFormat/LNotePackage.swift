@@ -159,7 +159,7 @@ public struct LNotePackage: Sendable {
         }
         return LoadedPage(entry: entry, elements: elements, diagnostics: diagnostics, journal: report,
                           contentFile: source.contentFile, journalFile: source.journalFile,
-                          skippedSnapshotElements: content.diagnostics.count)
+                          skippedSnapshotElements: content.skippedElements)
     }
 
     /// Finds `pages/<id>.<ext>`: the exact name (as the id is written) first, then any file whose

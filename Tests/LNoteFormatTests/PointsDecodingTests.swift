@@ -265,3 +265,18 @@ struct SplitMix64 {
         return z ^ (z >> 31)
     }
 }
+
+final class InvalidElementWarningCapTests: XCTestCase {
+    /// A page of many invalid elements gives a bounded number of warnings, but every element is
+    /// still counted as skipped (compaction and gc rely on the count).
+    func testWarningsAreCappedAndTheRestSummarised() throws {
+        let count = ContentLimits.maxWarningsPerPage * 3 + 7
+        let json = "{\"format\":1,\"elements\":[" + Array(repeating: "0", count: count).joined(separator: ",") + "]}"
+        let content = try ContentParser.parse(Array(json.utf8), file: "pages/x.content")
+        XCTAssertEqual(content.elements.count, 0)
+        XCTAssertEqual(content.skippedElements, count)
+        XCTAssertEqual(content.diagnostics.count, ContentLimits.maxWarningsPerPage + 1)
+        XCTAssertEqual(content.diagnostics.last?.rule, "more-invalid-elements")
+        XCTAssertTrue(content.diagnostics.last!.message.hasPrefix("\(count - ContentLimits.maxWarningsPerPage) more"))
+    }
+}
