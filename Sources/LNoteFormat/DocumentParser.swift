@@ -16,6 +16,15 @@ public enum PageSlot: Sendable, Equatable {
         if case .invalid(_, _, let e) = self { return e }
         return nil
     }
+
+    /// The page's id: the entry's, or an invalid entry's raw id when that is still a UUID (an
+    /// invalid entry is still a page of the document: its thumbnail is not an orphan).
+    public var id: LNoteID? {
+        switch self {
+        case .valid(let e): return e.id
+        case .invalid(_, let raw, _): return raw.flatMap(LNoteID.init)
+        }
+    }
 }
 
 /// The validated content of `document.json`.

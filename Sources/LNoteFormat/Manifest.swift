@@ -24,12 +24,7 @@ public struct Manifest: Sendable, Equatable {
     /// The manifest that agrees with `document`: every page of the order counts (an invalid
     /// entry is still a page of the document); the cover is the first page's thumbnail.
     public init(document: DocumentInfo) {
-        let firstID: LNoteID? = document.pages.first.flatMap { slot in
-            switch slot {
-            case .valid(let e): return e.id
-            case .invalid(_, let raw, _): return raw.flatMap(LNoteID.init)
-            }
-        }
+        let firstID = document.pages.first?.id
         self.init(id: document.id?.original ?? "", title: document.title, modifiedAt: document.modifiedAt,
                   pageCount: document.pages.count, cover: firstID.map { Manifest.coverPath(for: $0) })
     }

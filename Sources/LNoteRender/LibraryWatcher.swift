@@ -106,7 +106,7 @@ private final class InotifySession {
 
     static func packages(in root: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        return names.filter { $0.hasSuffix(".lnote") && !$0.hasPrefix(".") }.sorted().map { root + "/" + $0 }
+        return names.filter { LibraryScan.isPackageName($0) && !$0.hasPrefix(".") }.sorted().map { root + "/" + $0 }
     }
 
     @discardableResult
@@ -160,7 +160,7 @@ private final class InotifySession {
             changed.insert(pkg)
         } else {
             // The library itself: packages added, removed or renamed.
-            guard name.hasSuffix(".lnote"), !name.hasPrefix(".") else { return }
+            guard LibraryScan.isPackageName(name), !name.hasPrefix(".") else { return }
             let pkg = root + "/" + name
             if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { watchPackage(pkg) }
             changed.insert(pkg)

@@ -2,16 +2,8 @@ import Foundation
 import LNoteFormat
 
 extension LNotePackage {
-    /// Ids of every page document.json lists, valid or not (an invalid entry is still a page:
-    /// its thumbnail and content are not orphans).
-    var listedPageIDs: Set<LNoteID> {
-        Set(pages.compactMap { slot in
-            switch slot {
-            case .valid(let entry): return entry.id
-            case .invalid(_, let raw, _): return raw.flatMap(LNoteID.init)
-            }
-        })
-    }
+    /// Ids of every page document.json lists, valid or not.
+    var listedPageIDs: Set<LNoteID> { Set(pages.compactMap(\.id)) }
 }
 
 /// Every inconsistency a package can have, for `lnote-render check`.
@@ -41,6 +33,7 @@ public enum PackageChecker {
 
         var referencedAssets = Set<String>()
         var everyPageLoaded = true
+        let assetHashes = AssetHashes()
         for (index, slot) in package.pages.enumerated() {
             let entry: PageEntry
             switch slot {
@@ -52,9 +45,10 @@ public enum PackageChecker {
             case .valid(let e):
                 entry = e
             }
-            let page: LoadedPage
+            let source: PageSource, page: LoadedPage
             do {
-                page = try package.loadPage(entry)
+                source = try package.readPageSource(entry)
+                page = try package.loadPage(entry, from: source)
             } catch {
                 add(.error, error.file, error.rule, "page \(index + 1): \(error.message)", id: entry.id.original)
                 everyPageLoaded = false
@@ -76,7 +70,7 @@ public enum PackageChecker {
                         "image refers to \(placement.asset), which cannot be read: \(error.message)", index: i, id: element.id)
                 }
             }
-            switch (try? thumbnails.status(of: entry, in: package)) ?? .missing {
+            switch thumbnails.status(of: entry, source: source, in: package, assetHashes: assetHashes) {
             case .upToDate: break
             case .missing:
                 add(.warning, LNotePackage.thumbnailPath(for: entry.id), "missing-thumbnail", "page \(index + 1) has no thumbnail")

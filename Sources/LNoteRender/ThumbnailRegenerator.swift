@@ -229,10 +229,12 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         case upToDate = "up-to-date", stale, missing
     }
 
-    /// The state of a page's thumbnail, judged exactly as a regeneration run would.
-    public func status(of entry: PageEntry, in package: LNotePackage) throws(LNoteError) -> ThumbnailStatus {
-        let inputs = inputsHash(entry: entry, source: try package.readPageSource(entry))
-        return status(of: entry, inputs: inputs, in: package, assetHashes: AssetHashes())
+    /// The state of a page's thumbnail, judged exactly as a regeneration run would, from the
+    /// page's source as already read. `assetHashes` is shared by the pages of one document so
+    /// an asset shown on many pages is hashed once.
+    public func status(of entry: PageEntry, source: PageSource, in package: LNotePackage,
+                       assetHashes: AssetHashes) -> ThumbnailStatus {
+        status(of: entry, inputs: inputsHash(entry: entry, source: source), in: package, assetHashes: assetHashes)
     }
 
     func status(of entry: PageEntry, inputs: String, in package: LNotePackage, assetHashes: AssetHashes) -> ThumbnailStatus {
@@ -292,9 +294,11 @@ struct Fingerprint: Equatable, Sendable {
 }
 
 /// Hashes of a document's asset files, each computed at most once per run.
-final class AssetHashes: @unchecked Sendable {
+public final class AssetHashes: @unchecked Sendable {
     private var cache: [String: String] = [:]
     private let lock = NSLock()
+
+    public init() {}
 
     /// The hash of the asset's bytes, or "missing" when it cannot be read (so an asset that
     /// appears later makes the page re-render).
