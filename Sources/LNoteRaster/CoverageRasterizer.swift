@@ -14,11 +14,16 @@ protocol CoverageSink {
 ///
 /// - **Uniform strokes** (every capsule has the same opacity factor: pen, highlighter, pencil of
 ///   constant pressure, nowhere thin): one bit per cell, `UInt32` per pixel and sub-line, filled
-///   by OR — the OR *is* the union, so nothing is sorted or merged. A pixel's coverage is its
-///   set bits / (K·B), times the factor.
+///   by OR — the OR *is* the union, so nothing is sorted. A pixel's coverage is its set bits /
+///   (K·B), times the factor.
 /// - **Varying factors** (thin parts, pencil pressure): one byte per cell holding the factor
 ///   (0…255), filled by `max` — the spec's "the larger value counts". Coverage is the byte sum
 ///   / (K·B·255).
+///
+/// Before any cell is touched, the slices of successive capsules are merged per sub-line into
+/// one pending run while they overlap (and carry the same byte value), vectorized over the K
+/// lanes: consecutive capsules of a stroke overlap heavily, so a sub-line gets a few fills per
+/// row instead of one per capsule, and the result is the same cells.
 ///
 /// Errors: the sub-line midpoint rule errs by at most 1/(2K) of a pixel on a horizontal edge;
 /// horizontally, ends are rounded to a cell with a per-sub-line dither of the rounding point
@@ -28,7 +33,7 @@ protocol CoverageSink {
 /// Layout: bits pixel-major (the K words of one pixel are adjacent), so a capsule's few columns
 /// touch a few cache lines and a pixel's sum reads one; bytes sub-line-major, so a run of cells is
 /// contiguous and filled 16 at a time whatever its alignment. Slices of the K sub-lines of one capsule are
-/// computed together as `SIMD16<Float>` (relative to the row, so Float keeps 1/128 px); capsules
+/// computed together in plain K-float loops that LLVM vectorizes (relative to the row, so Float keeps 1/128 px); capsules
 /// with huge coordinates or slopes take a Double path. Each row's touched column span is summed,
 /// handed to the sink and cleared.
 final class CoverageRasterizer {
@@ -57,10 +62,9 @@ final class CoverageRasterizer {
     private var cellsStride = 0
     private var uniformPath = true
 
-    /// Per-sub-line scratch: slice ends (2K floats), then the pending merged runs of uniform
-    /// strokes (2K floats); cell bounds (2K ints).
-    private let lanes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * K)
-    private let bounds = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * K)
+    /// Per-sub-line scratch: slice ends (2K floats), then the pending merged runs (2K floats)
+    /// and, for varying factors, their byte values (K floats).
+    private let lanes = UnsafeMutablePointer<Float>.allocate(capacity: 5 * K)
 
     /// Sub-line k's y offset in the row, (k + ½)/K; sub-line k rounds cell boundaries at
     /// ½ − that (the dither). Computed, not loaded, so the lane loops vectorize without alias checks.
@@ -73,7 +77,7 @@ final class CoverageRasterizer {
     }
 
     deinit {
-        lanes.deallocate(); bounds.deallocate(); ramp.deallocate()
+        lanes.deallocate(); ramp.deallocate()
     }
 
 
@@ -128,7 +132,6 @@ final class CoverageRasterizer {
         }
         let factor = caps.p[0].f
         uniformPath = uniform
-        let cellsPerPixel = Float(uniform ? CoverageRasterizer.bitCells : CoverageRasterizer.byteCells)
         var activeCount = 0
         var next = 0
         for j in rowMin..<rowMax {
@@ -161,21 +164,21 @@ final class CoverageRasterizer {
             if activeCount == 0 { continue }
 
             var colLo = Int.max, colHi = -1
-            if uniform { clearPending() }
+            clearPending()
             for a in 0..<activeCount {
                 let c = caps.p + Int(active.p[a])
                 if c.pointee.large {
-                    slicesDouble(c, row: y0, width: width, cellsPerPixel: cellsPerPixel)
+                    slicesDouble(c, row: y0, width: width)
                 } else {
-                    slices(c, row: y0, width: width, cellsPerPixel: cellsPerPixel)
+                    slices(c, row: y0, width: width)
                 }
                 if uniform {
                     mergeOrFlush(colLo: &colLo, colHi: &colHi)
                 } else {
-                    writeCells(value: UInt8(min(max(c.pointee.f * 255 + 0.5, 0), 255)), colLo: &colLo, colHi: &colHi)
+                    mergeOrFlush(value: (c.pointee.f * 255 + 0.5).rounded(.down), colLo: &colLo, colHi: &colHi)
                 }
             }
-            if uniform { flushPending(colLo: &colLo, colHi: &colHi) }
+            flushPending(colLo: &colLo, colHi: &colHi)
             if colHi < colLo { continue }
             if uniform {
                 sumBits(colLo, colHi, scale: factor / Float(K * CoverageRasterizer.bitCells))
@@ -188,14 +191,14 @@ final class CoverageRasterizer {
 
     // MARK: - Slices
 
-    /// The capsule's cell-rounded slice [lb, rb) on each sub-line of row `row`, clamped to
-    /// [0, width·cells] (an empty slice has lb ≥ rb).
+    /// The capsule's slice [l, r) on each sub-line of row `row`, clamped to [0, width] (an empty
+    /// slice has l ≥ r).
     ///
     /// Written as plain loops over K floats, which LLVM vectorizes (minps, maxps, sqrtps, masks);
     /// Swift's SIMD types' `pointwiseMin`, `replacing(with:where:)` and `squareRoot()` compile to
     /// per-lane code on this target.
     @inline(__always)
-    private func slices(_ c: UnsafeMutablePointer<Capsule>, row: Double, width: Int, cellsPerPixel: Float) {
+    private func slices(_ c: UnsafeMutablePointer<Capsule>, row: Double, width: Int) {
         let K = CoverageRasterizer.K
         let l = lanes, r = lanes + K
         for k in 0..<K { l[k] = .infinity; r[k] = -.infinity }
@@ -205,7 +208,6 @@ final class CoverageRasterizer {
         CoverageRasterizer.tangent(row, c.pointee.ya2, c.pointee.yb2, c.pointee.xa2, c.pointee.k2, l, r)
         let w = Float(width)
         for k in 0..<K { l[k] = min(max(l[k], 0), w); r[k] = min(max(r[k], 0), w) }
-        if !uniformPath { CoverageRasterizer.round(l, r, bounds, cellsPerPixel: cellsPerPixel) }
     }
 
     /// A circle's slices: half-width √((ρ − |d|)(ρ + |d|)), which keeps its precision for huge radii.
@@ -239,24 +241,8 @@ final class CoverageRasterizer {
         }
     }
 
-    /// Clamps the slices to [0, width] and rounds them to cell boundaries with the sub-line's
-    /// dither: bounds[0..<K] = left, bounds[K..<2K] = right (x·cells < 2^22).
-    @inline(__always)
-    private static func round(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,
-                              _ out: UnsafeMutablePointer<Int32>, cellsPerPixel: Float) {
-        let magic: Float = 12_582_912   // 1.5·2^23: adding it rounds to an integer in the mantissa
-        let mb = Int32(bitPattern: magic.bitPattern)
-        for k in 0..<K {
-            let dither = 0.5 - subline(k)
-            let a = l[k] * cellsPerPixel + dither + magic
-            let b = r[k] * cellsPerPixel + dither + magic
-            out[k] = Int32(bitPattern: a.bitPattern) &- mb
-            out[k + K] = Int32(bitPattern: b.bitPattern) &- mb
-        }
-    }
-
     /// `slices` in Double, one sub-line at a time, for capsules beyond Float's comfortable range.
-    private func slicesDouble(_ c: UnsafeMutablePointer<Capsule>, row: Double, width: Int, cellsPerPixel: Float) {
+    private func slicesDouble(_ c: UnsafeMutablePointer<Capsule>, row: Double, width: Int) {
         let W = Double(width)
         let cp = c.pointee
         for k in 0..<CoverageRasterizer.K {
@@ -274,22 +260,24 @@ final class CoverageRasterizer {
             lanes[k] = Float(min(max(l, 0), W))
             lanes[k + CoverageRasterizer.K] = Float(min(max(r, 0), W))
         }
-        if !uniformPath { CoverageRasterizer.round(lanes, lanes + CoverageRasterizer.K, bounds, cellsPerPixel: cellsPerPixel) }
     }
 
     // MARK: - Cells
 
-    /// Uniform strokes: per sub-line, the slices of successive capsules that overlap are merged
-    /// into one pending run (lane-wise min/max); a slice disjoint from its lane's run flushes the
-    /// run first. Consecutive capsules of a stroke overlap heavily, so each sub-line gets a few
-    /// bit fills per row instead of one per capsule.
+    /// Per sub-line, the slices of successive capsules that overlap (and, for varying factors,
+    /// carry the same byte value) are merged into one pending run (lane-wise min/max); a slice
+    /// that cannot join its lane's run flushes the run first. Consecutive capsules of a stroke
+    /// overlap heavily, so each sub-line gets a few fills per row instead of one per capsule.
+    /// Merging is exact: cell rounding is monotone, so the rounded union of two overlapping
+    /// runs is the union of their rounded cells, and `max` with one value is idempotent.
     @inline(__always)
     private func clearPending() {
         let K = CoverageRasterizer.K
-        let pl = lanes + 2 * K, pr = lanes + 3 * K
-        for k in 0..<K { pl[k] = .infinity; pr[k] = -.infinity }
+        let pl = lanes + 2 * K, pr = lanes + 3 * K, pv = lanes + 4 * K
+        for k in 0..<K { pl[k] = .infinity; pr[k] = -.infinity; pv[k] = -1 }
     }
 
+    /// Uniform strokes: runs join while they overlap.
     @inline(__always)
     private func mergeOrFlush(colLo: inout Int, colHi: inout Int) {
         let K = CoverageRasterizer.K
@@ -309,16 +297,48 @@ final class CoverageRasterizer {
         }
         for k in 0..<K {
             let nonEmpty = l[k] < r[k]
-            pl[k] = nonEmpty ? min(pl[k], l[k]) : pl[k]
-            pr[k] = nonEmpty ? max(pr[k], r[k]) : pr[k]
+            pl[k] = min(pl[k], nonEmpty ? l[k] : .infinity)
+            pr[k] = max(pr[k], nonEmpty ? r[k] : -.infinity)
+        }
+    }
+
+    /// Varying factors: runs join while they overlap and carry the same byte `value` (0…255).
+    @inline(__always)
+    private func mergeOrFlush(value v: Float, colLo: inout Int, colHi: inout Int) {
+        let K = CoverageRasterizer.K
+        let l = lanes, r = lanes + K, pl = lanes + 2 * K, pr = lanes + 3 * K, pv = lanes + 4 * K
+        var conflict: Int32 = 0
+        for k in 0..<K {
+            let a: Int32 = l[k] < r[k] ? 1 : 0, b: Int32 = pl[k] < pr[k] ? 1 : 0
+            let c: Int32 = l[k] > pr[k] ? 1 : 0, d: Int32 = r[k] < pl[k] ? 1 : 0
+            let e: Int32 = pv[k] != v ? 1 : 0
+            conflict |= a & b & (c | d | e)
+        }
+        if conflict != 0 {
+            for k in 0..<K where l[k] < r[k] && pl[k] < pr[k] && (l[k] > pr[k] || r[k] < pl[k] || pv[k] != v) {
+                fillCells(k, pl[k], pr[k], value: UInt8(pv[k]), colLo: &colLo, colHi: &colHi)
+                pl[k] = .infinity; pr[k] = -.infinity
+            }
+        }
+        for k in 0..<K {
+            let nonEmpty = l[k] < r[k]
+            pl[k] = min(pl[k], nonEmpty ? l[k] : .infinity)
+            pr[k] = max(pr[k], nonEmpty ? r[k] : -.infinity)
+            pv[k] = nonEmpty ? v : pv[k]
         }
     }
 
     @inline(__always)
     private func flushPending(colLo: inout Int, colHi: inout Int) {
         let K = CoverageRasterizer.K
-        let pl = lanes + 2 * K, pr = lanes + 3 * K
-        for k in 0..<K where pl[k] < pr[k] { fillBits(k, pl[k], pr[k], colLo: &colLo, colHi: &colHi) }
+        let pl = lanes + 2 * K, pr = lanes + 3 * K, pv = lanes + 4 * K
+        if uniformPath {
+            for k in 0..<K where pl[k] < pr[k] { fillBits(k, pl[k], pr[k], colLo: &colLo, colHi: &colHi) }
+        } else {
+            for k in 0..<K where pl[k] < pr[k] {
+                fillCells(k, pl[k], pr[k], value: UInt8(pv[k]), colLo: &colLo, colHi: &colHi)
+            }
+        }
     }
 
     /// Sets the bits of sub-line k from x = l to r (pixels, 0 ≤ l < r ≤ width), ends rounded
@@ -346,37 +366,37 @@ final class CoverageRasterizer {
         }
     }
 
-    /// Sets cells [lb, rb) of each sub-line to at least `value`. The byte lines are sub-line-major
-    /// (sub-line k's cells are contiguous, 16 per pixel, with 16 bytes of padding), and `max` is
-    /// idempotent, so a run is covered by unaligned 16-byte `max` steps whose last one may overlap
-    /// the previous; a run shorter than 16 cells takes one step masked by a window of the ramp.
+    /// Sets the byte cells of sub-line k from x = l to r (pixels, 0 ≤ l < r ≤ width) to at
+    /// least `value`, ends rounded to cells with the sub-line's dither. The byte lines are
+    /// sub-line-major (sub-line k's cells are contiguous, 16 per pixel, with 16 bytes of padding),
+    /// and `max` is idempotent, so a run is covered by unaligned 16-byte `max` steps whose last
+    /// one may overlap the previous; a run shorter than 16 cells takes one step masked by a
+    /// window of the ramp.
     @inline(__always)
-    private func writeCells(value: UInt8, colLo: inout Int, colHi: inout Int) {
-        let K = CoverageRasterizer.K
-        let lb = bounds, rb = bounds + K
-        let stride = cellsStride
-        let base = UnsafeMutableRawPointer(cells.p).assumingMemoryBound(to: UInt8.self)
-        for k in 0..<K {
-            let a = Int(lb[k]), b = Int(rb[k])
-            if a >= b { continue }
-            let w0 = a >> 4, w1 = (b - 1) >> 4
-            if w0 < colLo { colLo = w0 }
-            if w1 > colHi { colHi = w1 }
-            let line = base + k * stride
-            let n = b - a
-            if n < 16 {
-                let q = line + a, m = ramp + (16 - n)
-                for c in 0..<16 { q[c] = max(q[c], value & m[c]) }
-            } else {
-                var p = a
-                while p < b - 16 {
-                    let q = line + p
-                    for c in 0..<16 { q[c] = max(q[c], value) }
-                    p += 16
-                }
-                let q = line + (b - 16)
+    private func fillCells(_ k: Int, _ l: Float, _ r: Float, value: UInt8, colLo: inout Int, colHi: inout Int) {
+        let magic: Float = 12_582_912   // 1.5·2^23: adding it rounds to an integer in the mantissa
+        let mb = Int32(bitPattern: magic.bitPattern)
+        let perPixel = Float(CoverageRasterizer.byteCells), dither = 0.5 - CoverageRasterizer.subline(k)
+        let a = Int(Int32(bitPattern: (l * perPixel + dither + magic).bitPattern) &- mb)
+        let b = Int(Int32(bitPattern: (r * perPixel + dither + magic).bitPattern) &- mb)
+        if a >= b { return }
+        let w0 = a >> 4, w1 = (b - 1) >> 4
+        if w0 < colLo { colLo = w0 }
+        if w1 > colHi { colHi = w1 }
+        let line = UnsafeMutableRawPointer(cells.p).assumingMemoryBound(to: UInt8.self) + k * cellsStride
+        let n = b - a
+        if n < 16 {
+            let q = line + a, m = ramp + (16 - n)
+            for c in 0..<16 { q[c] = max(q[c], value & m[c]) }
+        } else {
+            var p = a
+            while p < b - 16 {
+                let q = line + p
                 for c in 0..<16 { q[c] = max(q[c], value) }
+                p += 16
             }
+            let q = line + (b - 16)
+            for c in 0..<16 { q[c] = max(q[c], value) }
         }
     }
 
