@@ -39,9 +39,11 @@ struct EffectiveSample {
 /// - Pieces whose bounding box misses the image are dropped here, so nothing later loops over
 ///   off-image geometry.
 enum StrokeGeometry {
-    /// Largest change of the opacity factor within one piece (error ≤ half of it).
-    static let factorStep: Double = 1.0 / 64
-    /// Bound on pieces per part: a factor spans at most 0…1, so 1/factorStep pieces suffice.
+    /// Largest change of the opacity factor within one piece (error ≤ half of it, 1/64).
+    /// 1/64 was measured too: the exactness statistics barely move (largest error unchanged at
+    /// every test scale), while 1/32 leaves a thumbnail's thin handwriting 22 % fewer pieces.
+    static let factorStep: Double = 1.0 / 32
+    /// Bound on pieces per part: the two factors span at most 0…1 each, so 2/factorStep pieces suffice.
     static let maxPieces = 80
     /// Largest displacement (px, in x, y, radius) of a dropped sample from the simplified path.
     static let shapeTolerance: Double = 0.02
