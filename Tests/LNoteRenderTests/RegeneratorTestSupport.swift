@@ -15,7 +15,7 @@ struct TestPackage {
         let path = dir + "/\(documentID).lnote"
         try FileManager.default.createDirectory(atPath: path + "/pages", withIntermediateDirectories: true)
         let ids = (0..<pages).map { String(format: "C0A80101-0000-4000-8000-%012X", $0 + 1) }
-        var package = TestPackage(path: path, documentID: documentID, pageIDs: ids)
+        let package = TestPackage(path: path, documentID: documentID, pageIDs: ids)
         for (i, id) in ids.enumerated() {
             try package.writeContent(page: i, elements: [TestPackage.stroke(index: i)])
             _ = id

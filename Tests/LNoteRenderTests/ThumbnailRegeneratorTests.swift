@@ -117,9 +117,9 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         _ = regenerator().regenerate(paths: [dir])
         try pkg.writeDocument(pageIDs: Array(pkg.pageIDs.prefix(2)))
         let strayThumb = pkg.path + "/thumbnails/.\(pkg.pageIDs[0]).jpg.tmp-crash"
-        FileManager.default.createFile(atPath: strayThumb, contents: Data([1, 2, 3]))
+        XCTAssertTrue(FileManager.default.createFile(atPath: strayThumb, contents: Data([1, 2, 3])))
         let freshSourceTemp = pkg.path + "/pages/.\(pkg.pageIDs[0]).content.tmp-app-writing"
-        FileManager.default.createFile(atPath: freshSourceTemp, contents: Data([1]))
+        XCTAssertTrue(FileManager.default.createFile(atPath: freshSourceTemp, contents: Data([1])))
         let report = regenerator().regenerate(paths: [dir])
         XCTAssertEqual(report[0].removed, 2)
         XCTAssertFalse(FileManager.default.fileExists(atPath: pkg.thumbnailPath(2)))
@@ -151,7 +151,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         _ = try TestPackage.make(in: dir)
         let broken = dir + "/00000000-0000-4000-8000-000000000000.lnote"
         try FileManager.default.createDirectory(atPath: broken, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: broken + "/document.json", contents: Data("{".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: broken + "/document.json", contents: Data("{".utf8)))
         let reports = regenerator().regenerate(paths: [dir])
         XCTAssertEqual(reports.count, 2)
         XCTAssertEqual(reports.filter { $0.succeeded }.count, 1)
