@@ -1,12 +1,15 @@
 // lnote-bench: release-build benchmarks (run through tools/bench).
 //
-//   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N]
+//   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N] [--no-raster]
+//   lnote-bench --dense PACKAGE --raster-only [--runs N]
 //
 // Times, single-threaded unless said otherwise, on the dense page: content decode, stroke
 // raster at thumb / 1x / 2x, PNG encode of the 2x render (ours vs libpng zlib 6), the page's
 // thumbnail end to end and by stage; on the 200-page document (a working copy in DIR):
 // thumbnail regeneration from scratch (1 job and one per core), after one edit, with nothing
 // changed, and one average page alone. Progress goes to stderr; stdout is one JSON object.
+// --raster-only times the stroke raster alone (tools/bench alternates it with the peers, so
+// that each pair of figures is taken under the same machine load); --no-raster leaves it out.
 
 import Foundation
 import LNoteCodecs
@@ -19,6 +22,8 @@ struct Arguments {
     var work = ""
     var runs = 7
     var regenRuns = 3
+    var rasterOnly = false
+    var raster = true
 
     init(_ args: [String]) throws {
         var i = 0
@@ -39,12 +44,15 @@ struct Arguments {
             case "--work": work = try value()
             case "--runs": runs = try count()
             case "--regen-runs": regenRuns = try count()
+            case "--raster-only": rasterOnly = true
+            case "--no-raster": raster = false
             default: throw BenchError("unexpected argument '\(args[i])'")
             }
             i += 1
         }
-        guard !dense.isEmpty, !doc200.isEmpty, !work.isEmpty else {
-            throw BenchError("usage: lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N]")
+        guard !dense.isEmpty, rasterOnly || (!doc200.isEmpty && !work.isEmpty), !(rasterOnly && !raster) else {
+            throw BenchError("usage: lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N] [--no-raster]\n"
+                             + "       lnote-bench --dense PACKAGE --raster-only [--runs N]")
         }
     }
 }
@@ -58,15 +66,10 @@ func loadAverage() -> [Double] {
     return text.split(separator: " ").prefix(3).compactMap { Double($0) }
 }
 
-/// Decode, raster and PNG on the dense page.
-func denseMicro(_ package: LNotePackage, runs: Int) throws -> [String: Any] {
+/// Stroke raster of the dense page at each scale.
+func denseRaster(_ package: LNotePackage, runs: Int) throws -> [String: Any] {
     let entry = package.document.validPages[0]
-    let source = try package.readPageSource(entry)
-    let page = try package.loadPage(entry, from: source)
-    let strokes = page.elements.compactMap { e -> Int? in if case .stroke(let s) = e.kind { return s.sampleCount } else { return nil } }
-
-    progress("decode")
-    let decode = try measureDecode(source, runs: runs)
+    let page = try package.loadPage(entry, from: try package.readPageSource(entry))
     var raster: [String: Any] = [:]
     for scale in RasterScale.allCases {
         progress("raster \(scale.rawValue)")
@@ -76,6 +79,18 @@ func denseMicro(_ package: LNotePackage, runs: Int) throws -> [String: Any] {
         raster[scale.rawValue] = ["ours": rounded(t.median), "ours_min": rounded(t.min), "ours_max": rounded(t.max),
                                   "width": size.width, "height": size.height]
     }
+    return ["raster": raster]
+}
+
+/// Decode and PNG on the dense page.
+func denseMicro(_ package: LNotePackage, runs: Int) throws -> [String: Any] {
+    let entry = package.document.validPages[0]
+    let source = try package.readPageSource(entry)
+    let page = try package.loadPage(entry, from: source)
+    let strokes = page.elements.compactMap { e -> Int? in if case .stroke(let s) = e.kind { return s.sampleCount } else { return nil } }
+
+    progress("decode")
+    let decode = try measureDecode(source, runs: runs)
     progress("png 2x")
     let bitmap2x = rasterStrokes(page, scale: 2)
     let fast = try measurePNG(bitmap2x, compression: .fast, runs: runs)
@@ -88,7 +103,6 @@ func denseMicro(_ package: LNotePackage, runs: Int) throws -> [String: Any] {
         "decode_ms": rounded(decode.median),
         "decode_mb_per_s": rounded(Double(source.content.count) / 1e6 / (decode.median / 1e3)),
         "decode": decode.json,
-        "raster": raster,
         "png2x": ["ours_ms": rounded(fast.0.median), "ours_bytes": fast.bytes, "ours": fast.0.json,
                   "zlib6_ms": rounded(zlib6.0.median), "zlib6_bytes": zlib6.bytes, "zlib6": zlib6.0.json],
     ]
@@ -133,10 +147,11 @@ do {
     let dense = try LNotePackage.open(at: URL(fileURLWithPath: args.dense))
     var result: [String: Any] = ["runs": args.runs, "regen_runs": args.regenRuns,
                                  "cpus": ProcessInfo.processInfo.activeProcessorCount, "load_before": loadAverage()]
-    for part in [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
-                 try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns)] {
-        result.merge(part) { _, new in new }
-    }
+    let parts = args.rasterOnly ? [try denseRaster(dense, runs: args.runs)]
+        : (args.raster ? [try denseRaster(dense, runs: args.runs)] : [])
+        + [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
+           try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns)]
+    for part in parts { result.merge(part) { _, new in new } }
     result["load_after"] = loadAverage()
     result["checksum"] = checksum
     let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
