@@ -32,10 +32,10 @@ protocol CoverageSink {
 ///
 /// Layout: bits pixel-major (the K words of one pixel are adjacent), so a capsule's few columns
 /// touch a few cache lines and a pixel's sum reads one; bytes sub-line-major, so a run of cells is
-/// contiguous and filled 16 at a time whatever its alignment. Slices of the K sub-lines of one capsule are
-/// computed together in plain K-float loops that LLVM vectorizes (relative to the row, so Float keeps 1/128 px); capsules
-/// with huge coordinates or slopes take a Double path. Each row's touched column span is summed,
-/// handed to the sink and cleared.
+/// contiguous and filled 16 at a time whatever its alignment. Slices of the K sub-lines of one
+/// capsule are computed together in plain K-float loops that LLVM vectorizes (relative to the
+/// row, so Float keeps 1/128 px); capsules with huge coordinates or slopes take a Double path.
+/// Each row's touched column span is summed, handed to the sink and cleared.
 final class CoverageRasterizer {
     /// Sub-scanlines per pixel row (the SIMD width of the slice computation).
     static let K = 12
@@ -175,7 +175,9 @@ final class CoverageRasterizer {
                 if uniform {
                     mergeOrFlush(colLo: &colLo, colHi: &colHi)
                 } else {
-                    mergeOrFlush(value: (c.pointee.f * 255 + 0.5).rounded(.down), colLo: &colLo, colHi: &colHi)
+                    // The factor as a byte (truncating conversion: no floor call on baseline x86-64).
+                    let value = Float(UInt8(min(max(c.pointee.f * 255 + 0.5, 0), 255)))
+                    mergeOrFlush(value: value, colLo: &colLo, colHi: &colHi)
                 }
             }
             flushPending(colLo: &colLo, colHi: &colHi)
