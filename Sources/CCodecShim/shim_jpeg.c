@@ -3,8 +3,10 @@
 //
 // The error manager formats libjpeg's message into the caller's buffer and longjmps to the
 // jmp_buf of the entry point on the stack. Warnings (e.g. "Corrupt JPEG data: extraneous
-// bytes") are not failures and are never printed. Running out of input is an error: the
-// source manager does not insert a fake EOI, so a truncated file is reported, not shown grey.
+// bytes") are not failures and are never printed, with one exception: image data that stops at
+// a marker before the image is complete ("premature end of data segment") fails the decode,
+// since libjpeg would pad the rest with grey. Running out of input is an error too: the source
+// manager does not insert a fake EOI, so a truncated file is reported, not shown grey.
 #include "codec_shim.h"
 #include "shim_internal.h"
 
@@ -21,6 +23,7 @@ typedef struct {
     jmp_buf jump;
     char *msg;
     size_t capacity;
+    int data_cut_short;  // JWRN_HIT_MARKER seen: entropy-coded data ended before the image did
 } jpeg_error_sink;
 
 static void jpeg_error_exit_cb(j_common_ptr cinfo) {
@@ -32,7 +35,9 @@ static void jpeg_error_exit_cb(j_common_ptr cinfo) {
 }
 
 static void jpeg_emit_message_cb(j_common_ptr cinfo, int level) {
-    if (level < 0) cinfo->err->num_warnings++;  // counted, not printed
+    if (level >= 0) return;
+    cinfo->err->num_warnings++;  // counted, not printed
+    if (cinfo->err->msg_code == JWRN_HIT_MARKER) ((jpeg_error_sink *)cinfo->err)->data_cut_short = 1;
 }
 
 static void jpeg_output_message_cb(j_common_ptr cinfo) { (void)cinfo; }
@@ -44,6 +49,7 @@ static void jpeg_error_sink_init(jpeg_error_sink *sink, char *msg, size_t capaci
     sink->pub.output_message = jpeg_output_message_cb;
     sink->msg = msg;
     sink->capacity = capacity;
+    sink->data_cut_short = 0;
 }
 
 // MARK: In-memory destination
@@ -281,6 +287,11 @@ int lnc_jpeg_decode(const uint8_t *data, size_t size, int scale_denom, uint64_t 
             n++;
         }
         jpeg_read_scanlines(&cinfo, rows, n);
+    }
+    if (sink.data_cut_short) {
+        lnc_set_message(msg, msg_capacity, "image data ends before the image does (premature end of data segment)");
+        jpeg_destroy_decompress(&cinfo);
+        return LNC_ERR_LIBRARY;
     }
     // Adobe (Photoshop) CMYK JPEGs store inverted values; others store plain CMYK.
     int inverted = cinfo.saw_Adobe_marker;

@@ -86,19 +86,17 @@ final class HostileAssetTests: XCTestCase {
         }
     }
 
-    /// Known behaviour, kept visible: a JPEG with valid headers whose entropy-coded data stops
-    /// at an early EOI (here: no Huffman tables, two bytes of data) is not an error for
-    /// libjpeg-turbo (it warns "premature end of data segment", uses its standard tables and
-    /// pads with zeros), so the image is drawn as flat grey rather than skipped. Nothing breaks.
-    func testJPEGWithoutImageDataIsDrawnPadded() throws {
-        let bitmap = try ImageDecoder.decode(HostileImages.jpegBomb(width: 64, height: 64))
-        XCTAssertEqual(bitmap.width, 64)
-        let w = try HostileWorld(self)
-        try w.makeValid()
-        try w.put(asset, HostileImages.jpegBomb(width: 64, height: 64))
-        let o = runAll(w)
-        XCTAssertEqual(o.export.status, ExitStatus.success, o.export.all)
-        XCTAssertFalse(o.export.all.contains("image skipped"), o.export.all)
+    /// A JPEG with valid headers whose entropy-coded data stops at an early EOI (here: no Huffman
+    /// tables, two bytes of data). libjpeg-turbo only warns ("premature end of data segment") and
+    /// would pad the image with grey; the shim turns that warning into an error, so the image is
+    /// skipped with a warning like any other unreadable asset.
+    func testJPEGWithoutImageDataIsSkipped() throws {
+        XCTAssertThrowsError(try ImageDecoder.decode(HostileImages.jpegBomb(width: 64, height: 64))) { error in
+            XCTAssertTrue("\(error)".contains("premature end of data segment"), "\(error)")
+        }
+        try assertImageSkipped("[image] image skipped: JPEG decode: image data ends before the image does") { w in
+            try w.put(self.asset, HostileImages.jpegBomb(width: 64, height: 64))
+        }
     }
 
     func testAssetThatIsNoImage() throws {
