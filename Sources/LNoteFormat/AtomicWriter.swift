@@ -3,6 +3,10 @@
 // A crash at any moment leaves the old file or the new one, never a truncated one: the bytes go
 // to `.<name>.tmp-<random>` in the same directory (same file system, so rename is atomic), are
 // fsynced, renamed over the target, and then the directory is fsynced so the rename is durable.
+// Everything happens through one descriptor of the directory (openat, renameat), so the file
+// lands in the directory that was opened even if the path changes meanwhile; inside a package
+// that directory is opened with O_NOFOLLOW, so a directory swapped for a symbolic link after the
+// package was checked is refused instead of written through.
 
 import Glibc
 
@@ -35,36 +39,43 @@ public enum AtomicFile {
     }
 
     /// Atomically replaces (or creates) the file at `path` with `bytes`.
-    /// - Parameter display: the path to name in errors (relative to the package); defaults to `path`.
-    public static func write(_ bytes: [UInt8], toPath path: String, display: String? = nil) throws(LNoteError) {
-        try write(bytes, toPath: path, display: display, failAt: nil)
+    /// - Parameters:
+    ///   - display: the path to name in errors (relative to the package); defaults to `path`.
+    ///   - linkedDirectoryRefused: refuse to write when the file's directory is (now) a symbolic
+    ///     link — for files inside a package; an export directory may well be a link.
+    public static func write(_ bytes: [UInt8], toPath path: String, display: String? = nil,
+                             linkedDirectoryRefused: Bool = false) throws(LNoteError) {
+        try write(bytes, toPath: path, display: display, linkedDirectoryRefused: linkedDirectoryRefused, failAt: nil)
     }
 
-    static func write(_ bytes: [UInt8], toPath path: String, display: String?, failAt: Stage?) throws(LNoteError) {
+    static func write(_ bytes: [UInt8], toPath path: String, display: String?, linkedDirectoryRefused: Bool = false,
+                      failAt: Stage?) throws(LNoteError) {
         let shown = display ?? path
         let (dir, name) = split(path)
-        let tmp = (dir.isEmpty ? "" : dir + "/") + temporaryName(for: name)
+        let tmp = temporaryName(for: name)
         func fail(_ what: String, _ code: Int32) -> LNoteError {
             LNoteError(.io, file: shown, rule: "write", message: "\(what): \(FileIO.errnoText(code))")
         }
+        let dfd = try FileIO.openDirectory(atPath: dir.isEmpty ? "." : dir, noFollow: linkedDirectoryRefused, display: shown)
+        defer { close(dfd) }
         // Keep the permissions of the file being replaced.
         var mode: mode_t = 0o644
         var st = stat()
-        if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG { mode = st.st_mode & 0o7777 }
+        if fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG { mode = st.st_mode & 0o7777 }
 
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        let fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw fail("cannot create a temporary file", errno) }
         var ok = false
-        defer { if !ok { unlink(tmp) } }
+        defer { if !ok { unlinkat(dfd, tmp, 0) } }
         if let code = FileIO.writeAll(fd, bytes) { close(fd); throw fail("write failed", code) }
         if failAt == .afterTempWrite { close(fd); throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
         guard fsync(fd) == 0 else { let code = errno; close(fd); throw fail("fsync failed", code) }
         _ = fchmod(fd, mode)
         guard close(fd) == 0 else { throw fail("close failed", errno) }
         if failAt == .beforeRename { throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
-        guard rename(tmp, path) == 0 else { throw fail("rename failed", errno) }
+        guard renameat(dfd, tmp, dfd, name) == 0 else { throw fail("rename failed", errno) }
         ok = true
-        FileIO.syncDirectory(atPath: dir.isEmpty ? "." : dir)
+        _ = fsync(dfd)
     }
 
     static func split(_ path: String) -> (dir: String, name: String) {

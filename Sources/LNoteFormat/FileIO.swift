@@ -90,6 +90,41 @@ public enum FileIO {
     }
 
     /// fsync of a directory, so a rename or unlink in it is durable.
+    /// A descriptor of the directory at `path` for `*at` calls. With `noFollow`, a symbolic link
+    /// as its last component is refused (`.unsafePath`), not followed.
+    static func openDirectory(atPath path: String, noFollow: Bool, display: String) throws(LNoteError) -> Int32 {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (noFollow ? O_NOFOLLOW : 0))
+        guard fd >= 0 else {
+            let code = errno
+            if noFollow && (code == ELOOP || code == ENOTDIR) {
+                throw LNoteError(.unsafePath, file: display, rule: "symlink",
+                                 message: "its directory is a symbolic link or not a directory; nothing is written through it")
+            }
+            throw LNoteError(.io, file: display, rule: "write", message: "cannot open its directory: \(errnoText(code))")
+        }
+        return fd
+    }
+
+    /// Deletes the regular file `name` of directory `dir` (opened with O_NOFOLLOW, so a
+    /// directory swapped for a link is refused), then syncs the directory.
+    static func removeFile(named name: String, inDirectory dir: String, display: String) throws(LNoteError) {
+        let dfd = try openDirectory(atPath: dir, noFollow: true, display: display)
+        defer { close(dfd) }
+        var st = stat()
+        guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+            let code = errno
+            throw LNoteError(code == ENOENT ? .missing : .io, file: display, rule: code == ENOENT ? "missing" : "delete",
+                             message: code == ENOENT ? "the file does not exist" : "cannot delete: \(errnoText(code))")
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            throw LNoteError(.unsafePath, file: display, rule: "not-regular-file", message: "not a regular file; not deleted")
+        }
+        guard unlinkat(dfd, name, 0) == 0 else {
+            throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText())")
+        }
+        _ = fsync(dfd)
+    }
+
     static func syncDirectory(atPath path: String) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 {

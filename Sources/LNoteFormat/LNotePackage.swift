@@ -5,6 +5,8 @@
 //   an asset name only after it is checked to be `<UUID>.jpg|png` (`AssetName`).
 // - Symbolic links are never followed inside the package: the package directory, `pages/`,
 //   `assets/`, `thumbnails/` are checked with lstat, and files are opened with O_NOFOLLOW.
+//   Writes and deletes go through a descriptor of the file's directory opened with O_NOFOLLOW
+//   (openat, renameat, unlinkat), so a directory swapped for a link after the check is refused.
 
 import Foundation
 import Glibc
@@ -280,7 +282,7 @@ public struct LNotePackage: Sendable {
             FileIO.syncDirectory(atPath: path)
         }
         let rel = LNotePackage.thumbnailPath(for: page)
-        try AtomicFile.write(jpeg, toPath: absolutePath(rel), display: rel)
+        try AtomicFile.write(jpeg, toPath: absolutePath(rel), display: rel, linkedDirectoryRefused: true)
     }
 
     /// Reads `manifest.json` (throws `.missing` when absent).
@@ -292,14 +294,15 @@ public struct LNotePackage: Sendable {
 
     /// Writes `manifest.json` atomically. The caller writes the cover thumbnail first (section 3).
     public func writeManifest(_ manifest: Manifest) throws(LNoteError) {
-        try AtomicFile.write(manifest.jsonBytes(), toPath: absolutePath(Manifest.fileName), display: Manifest.fileName)
+        try AtomicFile.write(manifest.jsonBytes(), toPath: absolutePath(Manifest.fileName), display: Manifest.fileName,
+                             linkedDirectoryRefused: true)
     }
 
     /// Writes any file of the package atomically. `relative` must be `<name>` or `<dir>/<name>`
     /// with dir one of pages, assets, thumbnails (an existing real directory) and a plain name.
     public func writeFile(_ bytes: [UInt8], relativePath relative: String) throws(LNoteError) {
         try checkPlainRelativePath(relative)
-        try AtomicFile.write(bytes, toPath: absolutePath(relative), display: relative)
+        try AtomicFile.write(bytes, toPath: absolutePath(relative), display: relative, linkedDirectoryRefused: true)
     }
 
     /// Deletes a regular file of the package (for `gc`: stray temporary files, orphan thumbnails).
@@ -309,10 +312,8 @@ public struct LNotePackage: Sendable {
         guard try checkedKind(relative) == .regular else {
             throw LNoteError(.missing, file: relative, rule: "missing", message: "the file does not exist")
         }
-        guard unlink(absolutePath(relative)) == 0 else {
-            throw LNoteError(.io, file: relative, rule: "delete", message: "cannot delete: \(FileIO.errnoText())")
-        }
-        FileIO.syncDirectory(atPath: AtomicFile.split(absolutePath(relative)).dir)
+        let (dir, name) = AtomicFile.split(absolutePath(relative))
+        try FileIO.removeFile(named: name, inDirectory: dir, display: relative)
     }
 
     private func checkPlainRelativePath(_ relative: String) throws(LNoteError) {
@@ -382,15 +383,20 @@ public struct LNotePackage: Sendable {
         // A temporary file of this very snapshot can only be left by an earlier compaction that was
         // interrupted (the write below replaces the same file), so it goes first.
         let contentName = AtomicFile.split(page.contentFile).name
-        for stray in AtomicFile.strayTemporaryFiles(inDirectory: absolutePath(LNotePackage.pagesDirectory))
-        where stray.hasPrefix(".\(contentName).tmp-") {
-            unlink(absolutePath("\(LNotePackage.pagesDirectory)/\(stray)"))
+        let pages = absolutePath(LNotePackage.pagesDirectory)
+        for stray in AtomicFile.strayTemporaryFiles(inDirectory: pages) where stray.hasPrefix(".\(contentName).tmp-") {
+            try? FileIO.removeFile(named: stray, inDirectory: pages, display: "\(LNotePackage.pagesDirectory)/\(stray)")
         }
-        try AtomicFile.write(snapshot, toPath: absolutePath(page.contentFile), display: page.contentFile)
-        guard unlink(absolutePath(journalFile)) == 0 || errno == ENOENT else {
-            throw LNoteError(.io, file: journalFile, rule: "delete", message: "snapshot written but the journal could not be removed: \(FileIO.errnoText())")
+        try AtomicFile.write(snapshot, toPath: absolutePath(page.contentFile), display: page.contentFile,
+                             linkedDirectoryRefused: true)
+        do {
+            try FileIO.removeFile(named: AtomicFile.split(journalFile).name, inDirectory: pages, display: journalFile)
+        } catch where error.kind == .missing {
+            // Already gone: nothing to remove.
+        } catch {
+            throw LNoteError(error.kind, file: journalFile, rule: "delete",
+                             message: "snapshot written but the journal could not be removed: \(error.message)")
         }
-        FileIO.syncDirectory(atPath: absolutePath(LNotePackage.pagesDirectory))
         return CompactionResult(compacted: true, elementCount: page.elements.count, report: page.journal)
     }
 }

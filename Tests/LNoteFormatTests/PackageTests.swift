@@ -181,6 +181,32 @@ final class PackageTests: XCTestCase {
         XCTAssertTrue(pkg.strayTemporaryFiles().isEmpty)
     }
 
+    /// A package directory swapped for a symbolic link after the package was checked (the window
+    /// between lstat and the write) is refused at write and delete time, and nothing appears at
+    /// the link's target; outside packages (export directories) a linked directory is fine.
+    func testPackageWritesRefuseADirectorySwappedForALink() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let outside = dir.appendingPathComponent("outside").path
+        try fm.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let linked = dir.appendingPathComponent("thumbnails").path
+        try fm.createSymbolicLink(atPath: linked, withDestinationPath: outside)
+        let target = linked + "/page.jpg"
+        XCTAssertEqual(error { try AtomicFile.write(bytes("x"), toPath: target, display: "thumbnails/page.jpg",
+                                                    linkedDirectoryRefused: true) }?.kind, .unsafePath)
+        XCTAssertEqual(FileIO.listDirectory(atPath: outside), [])
+        try AtomicFile.write(bytes("victim"), toPath: outside + "/page.jpg")
+        XCTAssertEqual(error { try FileIO.removeFile(named: "page.jpg", inDirectory: linked, display: "thumbnails/page.jpg") }?.kind,
+                       .unsafePath)
+        XCTAssertEqual(try FileIO.readRegularFile(atPath: outside + "/page.jpg", display: "o"), bytes("victim"))
+        // Not inside a package: the link is followed, as for an export directory.
+        try AtomicFile.write(bytes("export"), toPath: linked + "/export.png")
+        XCTAssertEqual(try FileIO.readRegularFile(atPath: outside + "/export.png", display: "o"), bytes("export"))
+        // Deleting through a real directory works and refuses what is not a regular file.
+        try FileIO.removeFile(named: "page.jpg", inDirectory: outside, display: "page.jpg")
+        XCTAssertEqual(FileIO.listDirectory(atPath: outside), ["export.png"])
+        XCTAssertEqual(error { try FileIO.removeFile(named: "page.jpg", inDirectory: outside, display: "page.jpg") }?.kind, .missing)
+    }
+
     func testAtomicWriteLeavesNoTemporaryFileAndOldFileSurvivesAFailure() throws {
         let dir = try makeTemporaryDirectory(self)
         let target = dir.appendingPathComponent("file.json").path
