@@ -185,6 +185,20 @@ static int check_signature(const uint8_t *data, size_t size, char *msg, size_t m
     return LNC_OK;
 }
 
+// The readers' setjmp must stay in each entry point's own frame (a longjmp into a returned
+// frame is undefined), so only the steps around it are shared: errors first, then, once the
+// jump target is set, the decompressor over the in-memory source.
+static void reader_errors(struct jpeg_decompress_struct *cinfo, jpeg_error_sink *sink, char *msg, size_t msg_capacity) {
+    jpeg_error_sink_init(sink, msg, msg_capacity);
+    cinfo->err = &sink->pub;
+}
+
+static void reader_open(struct jpeg_decompress_struct *cinfo, struct jpeg_source_mgr *src, const uint8_t *data, size_t size) {
+    jpeg_create_decompress(cinfo);
+    source_init(src, data, size);
+    cinfo->src = src;
+}
+
 static int valid_scale(int d) { return d == 1 || d == 2 || d == 4 || d == 8; }
 
 int lnc_jpeg_read_header(const uint8_t *data, size_t size, int scale_denom, lnc_jpeg_info *info,
@@ -199,15 +213,12 @@ int lnc_jpeg_read_header(const uint8_t *data, size_t size, int scale_denom, lnc_
     struct jpeg_decompress_struct cinfo;
     struct jpeg_source_mgr src;
     jpeg_error_sink sink;
-    jpeg_error_sink_init(&sink, msg, msg_capacity);
-    cinfo.err = &sink.pub;
+    reader_errors(&cinfo, &sink, msg, msg_capacity);
     if (setjmp(sink.jump)) {
         jpeg_destroy_decompress(&cinfo);
         return LNC_ERR_LIBRARY;
     }
-    jpeg_create_decompress(&cinfo);
-    source_init(&src, data, size);
-    cinfo.src = &src;
+    reader_open(&cinfo, &src, data, size);
     jpeg_read_header(&cinfo, TRUE);  // errors on zero width/height (JERR_EMPTY_IMAGE)
     cinfo.scale_num = 1;
     cinfo.scale_denom = (unsigned int)scale_denom;
@@ -235,15 +246,12 @@ int lnc_jpeg_decode(const uint8_t *data, size_t size, int scale_denom, uint64_t 
     struct jpeg_decompress_struct cinfo;
     struct jpeg_source_mgr src;
     jpeg_error_sink sink;
-    jpeg_error_sink_init(&sink, msg, msg_capacity);
-    cinfo.err = &sink.pub;
+    reader_errors(&cinfo, &sink, msg, msg_capacity);
     if (setjmp(sink.jump)) {
         jpeg_destroy_decompress(&cinfo);
         return LNC_ERR_LIBRARY;
     }
-    jpeg_create_decompress(&cinfo);
-    source_init(&src, data, size);
-    cinfo.src = &src;
+    reader_open(&cinfo, &src, data, size);
     jpeg_read_header(&cinfo, TRUE);
     // The limit applies to the stored size even when decoding scaled: libjpeg's own buffers
     // (a progressive file keeps every coefficient) grow with it, not with the output.
@@ -323,15 +331,12 @@ int lnc_jpeg_read_comment(const uint8_t *data, size_t size, uint8_t **out, size_
     struct jpeg_decompress_struct cinfo;
     struct jpeg_source_mgr src;
     jpeg_error_sink sink;
-    jpeg_error_sink_init(&sink, msg, msg_capacity);
-    cinfo.err = &sink.pub;
+    reader_errors(&cinfo, &sink, msg, msg_capacity);
     if (setjmp(sink.jump)) {
         jpeg_destroy_decompress(&cinfo);
         return LNC_ERR_LIBRARY;
     }
-    jpeg_create_decompress(&cinfo);
-    source_init(&src, data, size);
-    cinfo.src = &src;
+    reader_open(&cinfo, &src, data, size);
     jpeg_save_markers(&cinfo, JPEG_COM, 0xFFFF);  // keep COM markers whole; others are skipped
     jpeg_read_header(&cinfo, TRUE);               // stops at the first SOS: no pixel decoding
     for (jpeg_saved_marker_ptr m = cinfo.marker_list; m != NULL; m = m->next) {

@@ -106,18 +106,23 @@ public enum FileIO {
     }
 
     /// Deletes the regular file `name` of directory `dir` (opened with O_NOFOLLOW, so a
-    /// directory swapped for a link is refused), then syncs the directory.
+    /// directory swapped for a link is refused), then syncs the directory. A link or any other
+    /// non-file is refused, a missing file (or directory) is `.missing`.
     static func removeFile(named name: String, inDirectory dir: String, display: String) throws(LNoteError) {
+        let missing = LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist")
+        guard FileIO.kind(atPath: dir) != .missing else { throw missing }
         let dfd = try openDirectory(atPath: dir, noFollow: true, display: display)
         defer { close(dfd) }
         var st = stat()
         guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
             let code = errno
-            throw LNoteError(code == ENOENT ? .missing : .io, file: display, rule: code == ENOENT ? "missing" : "delete",
-                             message: code == ENOENT ? "the file does not exist" : "cannot delete: \(errnoText(code))")
+            if code == ENOENT { throw missing }
+            throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText(code))")
         }
-        guard st.st_mode & S_IFMT == S_IFREG else {
-            throw LNoteError(.unsafePath, file: display, rule: "not-regular-file", message: "not a regular file; not deleted")
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFLNK: throw LNoteError(.unsafePath, file: display, rule: "symlink", message: "a symbolic link is never followed")
+        default: throw LNoteError(.unsafePath, file: display, rule: "not-regular-file", message: "not a regular file")
         }
         guard unlinkat(dfd, name, 0) == 0 else {
             throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText())")

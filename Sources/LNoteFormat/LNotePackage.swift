@@ -173,11 +173,8 @@ public struct LNotePackage: Sendable {
         func missing() -> LNoteError {
             LNoteError(.missing, file: exact, rule: "missing", message: "the page's \(ext) file does not exist")
         }
-        switch FileIO.kind(atPath: absolutePath(dir)) {
-        case .directory: break
-        case .symlink: throw LNoteError(.unsafePath, file: dir, rule: "symlink", message: "pages/ is a symbolic link, which is never followed")
-        case .missing: if required { throw missing() } else { return nil }
-        default: throw LNoteError(.invalid, file: dir, rule: "pages", message: "pages/ is not a directory")
+        guard try directoryKind(dir) == .directory else {
+            if required { throw missing() } else { return nil }
         }
         if try checkedKind(exact) != .missing { return exact }
         let suffix = "." + ext
@@ -309,9 +306,6 @@ public struct LNotePackage: Sendable {
     /// Same path rules as `writeFile`.
     public func deleteFile(relativePath relative: String) throws(LNoteError) {
         try checkPlainRelativePath(relative)
-        guard try checkedKind(relative) == .regular else {
-            throw LNoteError(.missing, file: relative, rule: "missing", message: "the file does not exist")
-        }
         let (dir, name) = AtomicFile.split(absolutePath(relative))
         try FileIO.removeFile(named: name, inDirectory: dir, display: relative)
     }

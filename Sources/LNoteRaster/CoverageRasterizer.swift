@@ -279,7 +279,9 @@ final class CoverageRasterizer {
         for k in 0..<K { pl[k] = .infinity; pr[k] = -.infinity; pv[k] = -1 }
     }
 
-    /// Uniform strokes: runs join while they overlap.
+    /// Uniform strokes: runs join while they overlap. Kept apart from the varying-factor version
+    /// below on purpose: folding the two together (one value throughout) costs 18 % more
+    /// instructions at 1x and 2x for the value lanes alone.
     @inline(__always)
     private func mergeOrFlush(colLo: inout Int, colHi: inout Int) {
         let K = CoverageRasterizer.K

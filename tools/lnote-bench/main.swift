@@ -147,10 +147,12 @@ do {
     let dense = try LNotePackage.open(at: URL(fileURLWithPath: args.dense))
     var result: [String: Any] = ["runs": args.runs, "regen_runs": args.regenRuns,
                                  "cpus": ProcessInfo.processInfo.activeProcessorCount, "load_before": loadAverage()]
-    let parts = args.rasterOnly ? [try denseRaster(dense, runs: args.runs)]
-        : (args.raster ? [try denseRaster(dense, runs: args.runs)] : [])
-        + [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
-           try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns)]
+    var parts: [[String: Any]] = []
+    if args.raster { parts.append(try denseRaster(dense, runs: args.runs)) }   // --raster-only implies it
+    if !args.rasterOnly {
+        parts += [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
+                  try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns)]
+    }
     for part in parts { result.merge(part) { _, new in new } }
     result["load_after"] = loadAverage()
     result["checksum"] = checksum
