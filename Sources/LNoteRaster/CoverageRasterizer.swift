@@ -71,13 +71,17 @@ final class CoverageRasterizer {
     @inline(__always) private static func subline(_ k: Int) -> Float { (Float(k) + 0.5) * (1 / Float(K)) }
     /// Byte ramps for partial cells: FF×16, 00×16, then 00×16, FF×16.
     private let ramp = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+    /// 1 << k for each sub-line k: the lane tests AND their masks with these and OR them into
+    /// one word, so the rare flush visits only the lanes that need it (trailing zero count).
+    private let laneBit = UnsafeMutablePointer<UInt32>.allocate(capacity: K)
 
     init() {
         for i in 0..<16 { ramp[i] = 0xFF; ramp[16 + i] = 0; ramp[32 + i] = 0; ramp[48 + i] = 0xFF }
+        for k in 0..<CoverageRasterizer.K { laneBit[k] = 1 << UInt32(k) }
     }
 
     deinit {
-        lanes.deallocate(); ramp.deallocate()
+        lanes.deallocate(); ramp.deallocate(); laneBit.deallocate()
     }
 
 
@@ -295,17 +299,17 @@ final class CoverageRasterizer {
         let K = CoverageRasterizer.K
         let l = lanes, r = lanes + K, pl = lanes + 2 * K, pr = lanes + 3 * K
         // Branch-free lane tests (vectorized): non-empty slice, non-empty run, and disjoint.
-        var conflict: Int32 = 0
+        var conflict: UInt32 = 0
         for k in 0..<K {
-            let a: Int32 = l[k] < r[k] ? 1 : 0, b: Int32 = pl[k] < pr[k] ? 1 : 0
-            let c: Int32 = l[k] > pr[k] ? 1 : 0, d: Int32 = r[k] < pl[k] ? 1 : 0
-            conflict |= a & b & (c | d)
+            let a: UInt32 = l[k] < r[k] ? .max : 0, b: UInt32 = pl[k] < pr[k] ? .max : 0
+            let c: UInt32 = l[k] > pr[k] ? .max : 0, d: UInt32 = r[k] < pl[k] ? .max : 0
+            conflict |= a & b & (c | d) & laneBit[k]
         }
-        if conflict != 0 {
-            for k in 0..<K where l[k] < r[k] && pl[k] < pr[k] && (l[k] > pr[k] || r[k] < pl[k]) {
-                fillBits(k, pl[k], pr[k], colLo: &colLo, colHi: &colHi)
-                pl[k] = .infinity; pr[k] = -.infinity
-            }
+        while conflict != 0 {
+            let k = conflict.trailingZeroBitCount
+            conflict &= conflict &- 1
+            fillBits(k, pl[k], pr[k], colLo: &colLo, colHi: &colHi)
+            pl[k] = .infinity; pr[k] = -.infinity
         }
         for k in 0..<K {
             let nonEmpty = l[k] < r[k]
@@ -319,18 +323,18 @@ final class CoverageRasterizer {
     private func mergeOrFlush(value v: Float, colLo: inout Int, colHi: inout Int) {
         let K = CoverageRasterizer.K
         let l = lanes, r = lanes + K, pl = lanes + 2 * K, pr = lanes + 3 * K, pv = lanes + 4 * K
-        var conflict: Int32 = 0
+        var conflict: UInt32 = 0
         for k in 0..<K {
-            let a: Int32 = l[k] < r[k] ? 1 : 0, b: Int32 = pl[k] < pr[k] ? 1 : 0
-            let c: Int32 = l[k] > pr[k] ? 1 : 0, d: Int32 = r[k] < pl[k] ? 1 : 0
-            let e: Int32 = pv[k] != v ? 1 : 0
-            conflict |= a & b & (c | d | e)
+            let a: UInt32 = l[k] < r[k] ? .max : 0, b: UInt32 = pl[k] < pr[k] ? .max : 0
+            let c: UInt32 = l[k] > pr[k] ? .max : 0, d: UInt32 = r[k] < pl[k] ? .max : 0
+            let e: UInt32 = pv[k] != v ? .max : 0
+            conflict |= a & b & (c | d | e) & laneBit[k]
         }
-        if conflict != 0 {
-            for k in 0..<K where l[k] < r[k] && pl[k] < pr[k] && (l[k] > pr[k] || r[k] < pl[k] || pv[k] != v) {
-                fillCells(k, pl[k], pr[k], value: UInt8(pv[k]), colLo: &colLo, colHi: &colHi)
-                pl[k] = .infinity; pr[k] = -.infinity
-            }
+        while conflict != 0 {
+            let k = conflict.trailingZeroBitCount
+            conflict &= conflict &- 1
+            fillCells(k, pl[k], pr[k], value: UInt8(pv[k]), colLo: &colLo, colHi: &colHi)
+            pl[k] = .infinity; pr[k] = -.infinity
         }
         for k in 0..<K {
             let nonEmpty = l[k] < r[k]
@@ -395,20 +399,22 @@ final class CoverageRasterizer {
         let w0 = a >> 4, w1 = (b - 1) >> 4
         if w0 < colLo { colLo = w0 }
         if w1 > colHi { colHi = w1 }
-        let line = UnsafeMutableRawPointer(cells.p).assumingMemoryBound(to: UInt8.self) + k * cellsStride
+        let line = UnsafeMutableRawPointer(cells.p) + k * cellsStride
         let n = b - a
+        let v = SIMD16<UInt8>(repeating: value)
+        // The operand is a SIMD value, not a pointer: reading the ramp byte by byte inside the
+        // loop, LLVM cannot rule out that the cells alias it and emits sixteen scalar steps.
+        // (`pointwiseMax` on SIMD16<UInt8> is not inlined.)
+        @inline(__always) func raise(_ q: UnsafeMutableRawPointer, _ v: SIMD16<UInt8>) {
+            let q = q.assumingMemoryBound(to: UInt8.self)
+            for c in 0..<16 { q[c] = max(q[c], v[c]) }
+        }
         if n < 16 {
-            let q = line + a, m = ramp + (16 - n)
-            for c in 0..<16 { q[c] = max(q[c], value & m[c]) }
+            raise(line + a, v & UnsafeRawPointer(ramp + (16 - n)).loadUnaligned(as: SIMD16<UInt8>.self))
         } else {
             var p = a
-            while p < b - 16 {
-                let q = line + p
-                for c in 0..<16 { q[c] = max(q[c], value) }
-                p += 16
-            }
-            let q = line + (b - 16)
-            for c in 0..<16 { q[c] = max(q[c], value) }
+            while p < b - 16 { raise(line + p, v); p += 16 }
+            raise(line + (b - 16), v)
         }
     }
 
