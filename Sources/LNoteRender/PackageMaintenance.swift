@@ -32,6 +32,8 @@ public enum PackageChecker {
         report.findings += package.document.diagnostics
 
         var referencedAssets = Set<String>()
+        // Each asset is read and decoded once, however many images show it.
+        var assetProblems: [String: LNoteError?] = [:]
         var everyPageLoaded = true
         let assetHashes = AssetHashes()
         for (index, slot) in package.pages.enumerated() {
@@ -62,10 +64,22 @@ public enum PackageChecker {
             }
             for (i, element) in page.elements.enumerated() {
                 guard case .image(let placement) = element.kind else { continue }
-                referencedAssets.insert(placement.asset.lowercased())
-                do {
-                    _ = try package.resolveAsset(placement.asset)
-                } catch {
+                let key = placement.asset.lowercased()
+                referencedAssets.insert(key)
+                if assetProblems[key] == nil {
+                    do throws(LNoteError) {
+                        try AssetCache.verifyAsset(placement.asset, in: package)
+                        assetProblems[key] = .some(nil)
+                    } catch {
+                        assetProblems[key] = .some(error)
+                    }
+                }
+                guard case .some(.some(let error)) = assetProblems[key] else { continue }
+                if error.rule == "image" {
+                    // Present and readable, but not an image the renderer can draw.
+                    add(.error, page.contentFile, "image",
+                        "image shows \(placement.asset), which cannot be decoded: \(error.message)", index: i, id: element.id)
+                } else {
                     add(.error, page.contentFile, "missing-asset",
                         "image refers to \(placement.asset), which cannot be read: \(error.message)", index: i, id: element.id)
                 }

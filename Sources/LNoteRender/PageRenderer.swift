@@ -134,6 +134,17 @@ public final class AssetCache {
         }
     }
 
+    /// Reads and decodes asset `name` the way a render would, at the smallest size a page can
+    /// ask for (a JPEG at 1/8 scale still reads every byte of its entropy-coded data), and
+    /// throws what the render would meet: `lnote-render check` reports it before an export
+    /// silently lacks the image.
+    public static func verifyAsset(_ name: String, in package: LNotePackage) throws(LNoteError) {
+        let file = "assets/\(name)"
+        let bytes = try package.readAsset(name)
+        _ = try probe(bytes, file: file)
+        _ = try decode(bytes, target: (width: 1, height: 1), file: file)
+    }
+
     private static func probe(_ data: [UInt8], file: String) throws(LNoteError) -> ImageInfo {
         do {
             return try ImageDecoder.probe(data)

@@ -25,6 +25,12 @@ final class HostileAssetTests: XCTestCase {
         XCTAssertEqual(exported(w), ["page-001.png", "page-002.png"], file: file, line: line)
         XCTAssertEqual(o.thumbnails.status, ExitStatus.success, o.thumbnails.all, file: file, line: line)
         XCTAssertEqual(o.info.status, ExitStatus.success, o.info.all, file: file, line: line)
+        // An asset that is there but cannot be decoded fails `check` with the render's reason.
+        if let range = warning.range(of: "[image] image skipped: ") {
+            XCTAssertEqual(o.check.status, ExitStatus.failure, o.check.all, file: file, line: line)
+            assertContains(o.check, "[image] image shows \(IDs.asset).png, which cannot be decoded: ",
+                           String(warning[range.upperBound...]), file: file, line: line)
+        }
         return o
     }
 
