@@ -262,15 +262,21 @@ final class CoverageRasterizer {
         for k in 0..<CoverageRasterizer.K {
             let y = row + (Double(k) + 0.5) / Double(CoverageRasterizer.K)
             var l = Double.infinity, r = -Double.infinity
-            for (cx, cy, rad) in [(cp.cx0, cp.cy0, cp.r0), (cp.cx1, cp.cy1, cp.r1)] {
+            // (Plain calls, not loops over array literals: those allocate on every sub-line.)
+            func circle(_ cx: Double, _ cy: Double, _ rad: Double) {
                 let d = abs(y - cy)
                 let t = (rad - d) * (rad + d)
                 if t > 0 { let s = t.squareRoot(); l = min(l, cx - s); r = max(r, cx + s) }
             }
-            for (ya, yb, xa, kk) in [(cp.ya1, cp.yb1, cp.xa1, cp.k1), (cp.ya2, cp.yb2, cp.xa2, cp.k2)] where y >= ya && y <= yb {
+            func tangent(_ ya: Double, _ yb: Double, _ xa: Double, _ kk: Double) {
+                guard y >= ya && y <= yb else { return }
                 let x = xa + (y - ya) * kk
                 l = min(l, x); r = max(r, x)
             }
+            circle(cp.cx0, cp.cy0, cp.r0)
+            circle(cp.cx1, cp.cy1, cp.r1)
+            tangent(cp.ya1, cp.yb1, cp.xa1, cp.k1)
+            tangent(cp.ya2, cp.yb2, cp.xa2, cp.k2)
             lanes[k] = Float(min(max(l, 0), W))
             lanes[k + CoverageRasterizer.K] = Float(min(max(r, 0), W))
         }
