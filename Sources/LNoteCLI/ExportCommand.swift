@@ -25,6 +25,7 @@ enum ExportCommand {
             .flag("no-background", help: "Keep the paper colour, drop template lines and dots."),
             .value("quality", "Q", help: "JPEG quality 1-100 (default 85)."),
             .value("max-pixels", "N", help: "Refuse pages larger than N pixels (default 100000000)."),
+            .value("jobs", short: "j", "N", help: "Pages exported at once (default: the number of cores; fewer for huge pages)."),
             .flag("quiet", short: "q", help: "Print nothing but errors and warnings."),
         ])
 
@@ -37,6 +38,7 @@ enum ExportCommand {
         let settings = try settings(from: args)
         let selection = try args.string("pages").map { text throws(UsageError) in try PageSelection(parsing: text) } ?? .all
         let quiet = args.flag("quiet")
+        let jobs = try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
 
         guard let package = openPackage(docPath, console: console) else { return ExitStatus.failure }
         let (indices, outOfRange) = selection.resolve(pageCount: package.pages.count)
@@ -62,7 +64,7 @@ enum ExportCommand {
 
         let exporter = PageExporter(package: package, settings: settings)
         var done = 0
-        let results = exporter.export(pages: indices, to: destination) { page in
+        let results = exporter.export(pages: indices, to: destination, jobs: jobs) { page in
             done += 1
             if indices.count > 1 && !quiet { console.progress("exporting page \(page.number) (\(done)/\(indices.count))") }
             if indices.count > 1 && !quiet && done == indices.count { console.endProgress() }

@@ -57,12 +57,17 @@ public struct ExportedPage: Sendable {
     public var error: LNoteError?
 }
 
-/// Exports pages one at a time: load, render, encode, write, forget. A 200-page export holds
-/// one page's pixels at a time. A failing page is reported and the others are still written.
+/// Exports pages: load, render, encode, write, forget. A page's pixels live only while it is
+/// being exported, so a 200-page export holds `jobs` pages at a time. A failing page is
+/// reported and the others are still written.
 public struct PageExporter {
     public let package: LNotePackage
     public let settings: ExportSettings
     private let assets = AssetCache()
+
+    /// Bytes the pages exported at once may hold together (canvas plus encoder buffers, taken
+    /// as 8 bytes per pixel): `jobs` is lowered for huge pages, never below one.
+    public static let inFlightBudget = 2 << 30
 
     public init(package: LNotePackage, settings: ExportSettings) {
         self.package = package
@@ -75,19 +80,55 @@ public struct PageExporter {
         return "page-" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + "." + format.fileExtension
     }
 
-    /// Exports the pages at `indices` (0-based) to `destination`, calling `progress` after each.
-    public func export(pages indices: [Int], to destination: ExportDestination,
+    /// Exports the pages at `indices` (0-based) to `destination`, up to `jobs` pages at once,
+    /// and calls `progress` on the calling thread once per page, in the order of `indices`,
+    /// whatever order the pages finish in. Each page is written by itself, so the files do not
+    /// depend on `jobs`.
+    public func export(pages indices: [Int], to destination: ExportDestination, jobs: Int = 1,
                        progress: (ExportedPage) -> Void = { _ in }) -> [ExportedPage] {
+        let workers = workerCount(for: indices, jobs: jobs)
         var results: [ExportedPage] = []
-        for index in indices {
-            let result = exportPage(index, to: destination)
+        if workers <= 1 {
+            for index in indices {
+                let result = Self.exportPage(index, of: package, settings: settings, assets: assets, to: destination)
+                progress(result)
+                results.append(result)
+            }
+            return results
+        }
+        // Workers run on a background thread while this one reports pages in order as they
+        // become available, so `progress` needs no locking of its own.
+        let finished = OrderedResults<ExportedPage>(count: indices.count)
+        let (package, settings) = (self.package, self.settings)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            WorkerPool.run(jobs: indices.count, workers: workers, context: { AssetCache(budgetBytes: 256 << 20) }) { j, assets in
+                finished.put(j, Self.exportPage(indices[j], of: package, settings: settings, assets: assets, to: destination))
+            }
+        }
+        for j in indices.indices {
+            let result = finished.take(j)
             progress(result)
             results.append(result)
         }
+        group.wait()
         return results
     }
 
-    private func exportPage(_ index: Int, to destination: ExportDestination) -> ExportedPage {
+    /// `jobs`, lowered so that the largest of these pages fits `inFlightBudget` that many times.
+    func workerCount(for indices: [Int], jobs: Int) -> Int {
+        guard jobs > 1, indices.count > 1 else { return 1 }
+        var largest = 1
+        for index in indices {
+            guard case .valid(let entry) = package.pages[index],
+                  let size = try? PageRenderer.outputSize(for: entry, options: settings.render, file: "") else { continue }
+            largest = max(largest, size.width * size.height)
+        }
+        return max(1, min(jobs, indices.count, Self.inFlightBudget / (8 * largest)))
+    }
+
+    private static func exportPage(_ index: Int, of package: LNotePackage, settings: ExportSettings, assets: AssetCache,
+                                   to destination: ExportDestination) -> ExportedPage {
         var result = ExportedPage(number: index + 1)
         do throws(LNoteError) {
             let page = try package.loadPage(at: index)
@@ -95,7 +136,8 @@ public struct PageExporter {
             result.diagnostics = rendered.diagnostics
             result.width = rendered.bitmap.width
             result.height = rendered.bitmap.height
-            let encoded = try encode(rendered, pageNumber: index + 1, file: page.contentFile)
+            let encoded = try encode(rendered, pageNumber: index + 1, settings: settings,
+                                     title: package.document.title, file: page.contentFile)
             result.bytes = encoded.count
             switch destination {
             case .standardOutput:
@@ -115,14 +157,15 @@ public struct PageExporter {
     }
 
     /// Encodes a rendered page with the export metadata: resolution, title and page number.
-    func encode(_ rendered: RenderedPage, pageNumber: Int, file: String) throws(LNoteError) -> [UInt8] {
+    static func encode(_ rendered: RenderedPage, pageNumber: Int, settings: ExportSettings, title: String,
+                       file: String) throws(LNoteError) -> [UInt8] {
         let ppi = 72 * rendered.scale
         do {
             switch settings.format {
             case .png:
                 let options = PNGEncodeOptions(
                     includeAlpha: settings.render.isTransparent, pixelsPerInch: ppi,
-                    text: [("Title", package.document.title), ("Page", String(pageNumber)), ("Software", "lnote-render")])
+                    text: [("Title", title), ("Page", String(pageNumber)), ("Software", "lnote-render")])
                 return try PNGEncoder.encode(rendered.bitmap, options: options)
             case .jpeg:
                 return try JPEGEncoder.encode(rendered.bitmap, quality: settings.jpegQuality,

@@ -95,16 +95,9 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         let documents = plans
         let jobs = documents.enumerated().flatMap { d, plan in plan.pageEntries.indices.map { (d, $0) } }
         let outcomes = ResultSlots<PageOutcome>(count: jobs.count, initial: .upToDate)
-        let workers = min(settings.jobs, max(1, jobs.count))
-        let next = AtomicCounter()
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let assets = AssetCache(budgetBytes: 256 << 20)
-            while true {
-                let j = next.increment()
-                guard j < jobs.count else { break }
-                let (d, p) = jobs[j]
-                outcomes[j] = self.refresh(page: documents[d].pageEntries[p], of: documents[d], assets: assets)
-            }
+        WorkerPool.run(jobs: jobs.count, workers: settings.jobs, context: { AssetCache(budgetBytes: 256 << 20) }) { j, assets in
+            let (d, p) = jobs[j]
+            outcomes[j] = self.refresh(page: documents[d].pageEntries[p], of: documents[d], assets: assets)
         }
 
         for (j, (d, _)) in jobs.enumerated() {
@@ -310,31 +303,5 @@ public final class AssetHashes: @unchecked Sendable {
         let value = (try? package.readAsset(name)).map(ContentHasher.hash) ?? "missing"
         lock.lock(); cache[key] = value; lock.unlock()
         return value
-    }
-}
-
-/// Fixed result slots that worker threads fill, each slot written by exactly one job.
-final class ResultSlots<T: Sendable>: @unchecked Sendable {
-    private var values: [T]
-    private let lock = NSLock()
-
-    init(count: Int, initial: T) { values = Array(repeating: initial, count: count) }
-
-    subscript(index: Int) -> T {
-        get { lock.lock(); defer { lock.unlock() }; return values[index] }
-        set { lock.lock(); values[index] = newValue; lock.unlock() }
-    }
-}
-
-/// A shared counter handing out job numbers to worker threads.
-final class AtomicCounter: @unchecked Sendable {
-    private var value = 0
-    private let lock = NSLock()
-
-    func increment() -> Int {
-        lock.lock(); defer { lock.unlock() }
-        let v = value
-        value += 1
-        return v
     }
 }

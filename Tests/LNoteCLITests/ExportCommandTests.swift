@@ -138,6 +138,27 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/out/page-003.png"))
     }
 
+    /// Pages exported at once give the same files, the same report in page order and the same
+    /// failure as one at a time.
+    func testParallelExportMatchesSerial() throws {
+        let doc = try Repo.copySample(to: dir)
+        let secondID = "18F11DB2-B3C4-483E-9431-7067815DC72E"
+        try Data("{\"format\":1,\"elements\":[{]}".utf8).write(to: URL(fileURLWithPath: doc + "/pages/\(secondID).content"))
+        let serial = CLIRun(["export", doc, "--scale", "0.5", "--jobs", "1", "-o", dir + "/serial"])
+        let parallel = CLIRun(["export", doc, "--scale", "0.5", "-j", "3", "-o", dir + "/parallel"])
+        XCTAssertEqual(serial.status, 1)
+        XCTAssertEqual(parallel.status, 1)
+        XCTAssertEqual(parallel.out.replacingOccurrences(of: "/parallel/", with: "/serial/"), serial.out)
+        XCTAssertTrue(parallel.err.contains("page 2: pages/\(secondID).content: [json]"), parallel.err)
+        XCTAssertTrue(parallel.out.range(of: "page 1 ->")!.lowerBound < parallel.out.range(of: "page 3 ->")!.lowerBound)
+        for name in ["page-001.png", "page-003.png"] {
+            let a = try XCTUnwrap(FileManager.default.contents(atPath: dir + "/serial/" + name))
+            XCTAssertEqual(FileManager.default.contents(atPath: dir + "/parallel/" + name), a, name)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/parallel/page-002.png"))
+        XCTAssertEqual(CLIRun(["export", doc, "--jobs", "0"]).status, 2)
+    }
+
     func testExportNeverWritesIntoThePackage() throws {
         let doc = try Repo.copySample(to: dir)
         let before = try FileManager.default.subpathsOfDirectory(atPath: doc).sorted()
