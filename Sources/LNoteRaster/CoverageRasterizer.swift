@@ -72,7 +72,7 @@ final class CoverageRasterizer {
     /// Byte ramps for partial cells: FF×16, 00×16, then 00×16, FF×16.
     private let ramp = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
     /// 1 << k for each sub-line k: the lane tests AND their masks with these and OR them into
-    /// one word, so the rare flush visits only the lanes that need it (trailing zero count).
+    /// one word, so a flush visits only the lanes that need it (by trailing zero count).
     private let laneBit = UnsafeMutablePointer<UInt32>.allocate(capacity: K)
 
     init() {
