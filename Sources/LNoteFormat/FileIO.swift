@@ -30,13 +30,47 @@ public enum FileIO {
     /// after a check is refused too) and anything that is not a regular file.
     /// - Parameter display: the path to name in errors (relative to the package).
     public static func readRegularFile(atPath path: String, display: String, maxBytes: Int = Int.max) throws(LNoteError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 {
-            let code = errno
-            if code == ENOENT { throw LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist") }
-            if code == ELOOP { throw LNoteError(.unsafePath, file: display, rule: "symlink", message: "a symbolic link is never followed") }
-            throw LNoteError(.io, file: display, rule: "read", message: "cannot open: \(errnoText(code))")
+        try readOpened(open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), display: display, maxBytes: maxBytes)
+    }
+
+    /// Reads the regular file at `relative` ("dir/name") under the directory `root`, opening
+    /// each component through the descriptor of the one before with O_NOFOLLOW: a directory
+    /// inside `root` that is (or was swapped for) a symbolic link is refused, never read
+    /// through, so a package read cannot return bytes from outside the package. The last
+    /// component of `root` may not be a link either; earlier ones are the user's choice.
+    public static func readRegularFile(relative: String, under root: String, display: String,
+                                       maxBytes: Int = Int.max) throws(LNoteError) -> [UInt8] {
+        func directoryError(_ code: Int32) -> LNoteError {
+            if code == ELOOP || code == ENOTDIR {
+                return LNoteError(.unsafePath, file: display, rule: "symlink",
+                                  message: "its directory is a symbolic link or not a directory; nothing is read through it")
+            }
+            return openError(code, display: display)
         }
+        var dfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard dfd >= 0 else { throw directoryError(errno) }
+        let components = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        for directory in components.dropLast() {
+            let next = openat(dfd, directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let code = errno
+            close(dfd)
+            guard next >= 0 else { throw directoryError(code) }
+            dfd = next
+        }
+        defer { close(dfd) }
+        return try readOpened(openat(dfd, components.last ?? ".", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+                              display: display, maxBytes: maxBytes)
+    }
+
+    private static func openError(_ code: Int32, display: String) -> LNoteError {
+        if code == ENOENT { return LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist") }
+        if code == ELOOP { return LNoteError(.unsafePath, file: display, rule: "symlink", message: "a symbolic link is never followed") }
+        return LNoteError(.io, file: display, rule: "read", message: "cannot open: \(errnoText(code))")
+    }
+
+    /// The whole regular file behind `fd` (the result of an open; negative: its errno), closed after.
+    private static func readOpened(_ fd: Int32, display: String, maxBytes: Int) throws(LNoteError) -> [UInt8] {
+        guard fd >= 0 else { throw openError(errno, display: display) }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw LNoteError(.io, file: display, rule: "read", message: "cannot stat: \(errnoText())") }

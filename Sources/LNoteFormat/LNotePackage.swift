@@ -99,7 +99,7 @@ public struct LNotePackage: Sendable {
         case .symlink: throw LNoteError(.unsafePath, file: path, rule: "symlink", message: "the package is a symbolic link, which is never followed")
         default: throw LNoteError(.invalid, file: path, rule: "package", message: "the package is not a directory")
         }
-        let bytes = try FileIO.readRegularFile(atPath: path + "/" + DocumentParser.fileName, display: DocumentParser.fileName,
+        let bytes = try FileIO.readRegularFile(relative: DocumentParser.fileName, under: path, display: DocumentParser.fileName,
                                                maxBytes: FileLimits.document)
         let document = try DocumentParser.parse(bytes)
         return LNotePackage(url: url, path: path, document: document)
@@ -139,11 +139,11 @@ public struct LNotePackage: Sendable {
     /// the bytes it then parses with `loadPage(_:from:)`.
     public func readPageSource(_ entry: PageEntry) throws(LNoteError) -> PageSource {
         let contentFile = try pageFile(entry.id, extension: "content", required: true)!
-        let content = try FileIO.readRegularFile(atPath: absolutePath(contentFile), display: contentFile, maxBytes: FileLimits.content)
+        let content = try FileIO.readRegularFile(relative: contentFile, under: path, display: contentFile, maxBytes: FileLimits.content)
         var journal: [UInt8]? = nil
         let journalFile = try pageFile(entry.id, extension: "journal", required: false)
         if let journalFile {
-            journal = try FileIO.readRegularFile(atPath: absolutePath(journalFile), display: journalFile, maxBytes: FileLimits.journal)
+            journal = try FileIO.readRegularFile(relative: journalFile, under: path, display: journalFile, maxBytes: FileLimits.journal)
         }
         return PageSource(contentFile: contentFile, content: content, journalFile: journalFile, journal: journal)
     }
@@ -236,7 +236,7 @@ public struct LNotePackage: Sendable {
     /// The bytes of an asset (see `resolveAsset`), read without following links.
     public func readAsset(_ name: String, maxBytes: Int = FileLimits.asset) throws(LNoteError) -> [UInt8] {
         let rel = try resolveAsset(name)
-        return try FileIO.readRegularFile(atPath: absolutePath(rel), display: rel, maxBytes: maxBytes)
+        return try FileIO.readRegularFile(relative: rel, under: path, display: rel, maxBytes: maxBytes)
     }
 
     /// Regular files in `assets/` with a valid asset name, sorted by name. Links and other names
@@ -284,7 +284,7 @@ public struct LNotePackage: Sendable {
 
     /// Reads `manifest.json` (throws `.missing` when absent).
     public func readManifest() throws(LNoteError) -> Manifest {
-        let bytes = try FileIO.readRegularFile(atPath: absolutePath(Manifest.fileName), display: Manifest.fileName,
+        let bytes = try FileIO.readRegularFile(relative: Manifest.fileName, under: path, display: Manifest.fileName,
                                                maxBytes: FileLimits.manifest)
         return try Manifest.parse(bytes)
     }
@@ -358,7 +358,7 @@ public struct LNotePackage: Sendable {
                              message: "\(page.skippedSnapshotElements) invalid element(s) in the snapshot would be lost; not compacted")
         }
         let snapshot = ContentWriter.snapshot(page.elements)
-        let journal = try FileIO.readRegularFile(atPath: absolutePath(journalFile), display: journalFile, maxBytes: FileLimits.journal)
+        let journal = try FileIO.readRegularFile(relative: journalFile, under: path, display: journalFile, maxBytes: FileLimits.journal)
         // The replay over the new snapshot, as after a crash between the two steps. The snapshot
         // can be unreadable although the page was not: a journal element nested 63 levels deep
         // is valid on its own but too deep inside a content file.

@@ -231,19 +231,19 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
     }
 
     func status(of entry: PageEntry, inputs: String, in package: LNotePackage, assetHashes: AssetHashes) -> ThumbnailStatus {
-        let path = package.absolutePath(LNotePackage.thumbnailPath(for: entry.id))
-        guard FileIO.kind(atPath: path) == .regular else { return .missing }
-        guard let stored = storedFingerprint(path), stored.inputs == inputs,
+        let file = LNotePackage.thumbnailPath(for: entry.id)
+        guard FileIO.kind(atPath: package.absolutePath(file)) == .regular else { return .missing }
+        guard let stored = storedFingerprint(file, in: package), stored.inputs == inputs,
               stored.assets.allSatisfy({ assetHashes.hash(of: $0.name, in: package) == $0.hash }) else { return .stale }
         return .upToDate
     }
 
-    /// The fingerprint stored in a thumbnail, or nil when there is no readable one.
-    func storedFingerprint(_ path: String) -> Fingerprint? {
+    /// The fingerprint stored in thumbnail `file` (package-relative), or nil when there is no
+    /// readable one.
+    func storedFingerprint(_ file: String, in package: LNotePackage) -> Fingerprint? {
         // Only the header is needed; a JPEG's COM marker comes before the image data, and
         // thumbnails are small.
-        guard FileIO.kind(atPath: path) == .regular,
-              let bytes = try? FileIO.readRegularFile(atPath: path, display: path, maxBytes: 16 << 20),
+        guard let bytes = try? FileIO.readRegularFile(relative: file, under: package.path, display: file, maxBytes: 16 << 20),
               let comment = JPEGCodec.readComment(bytes) else { return nil }
         return Fingerprint(text: String(decoding: comment, as: UTF8.self))
     }

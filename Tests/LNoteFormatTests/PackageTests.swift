@@ -207,6 +207,38 @@ final class PackageTests: XCTestCase {
         XCTAssertEqual(error { try FileIO.removeFile(named: "page.jpg", inDirectory: outside, display: "page.jpg") }?.kind, .missing)
     }
 
+    /// Package reads open every directory below the package with O_NOFOLLOW through its
+    /// parent's descriptor: a directory swapped for a link after the checks (or the package
+    /// itself) is refused, so no bytes from outside the package are read.
+    func testPackageReadsRefuseADirectorySwappedForALink() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let package = dir.appendingPathComponent("doc.lnote").path
+        let outside = dir.appendingPathComponent("outside").path
+        try fm.createDirectory(atPath: package, withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try AtomicFile.write(bytes("secret"), toPath: outside + "/a.jpg")
+        func read(_ relative: String, under root: String = package) throws(LNoteError) -> [UInt8] {
+            try FileIO.readRegularFile(relative: relative, under: root, display: relative)
+        }
+        try fm.createSymbolicLink(atPath: package + "/assets", withDestinationPath: outside)
+        XCTAssertEqual(error { _ = try read("assets/a.jpg") }?.rule, "symlink")
+        XCTAssertEqual(error { _ = try read("assets/a.jpg") }?.kind, .unsafePath)
+        // A real directory reads; a link as the last component, a file where a directory
+        // should be and a missing file are refused as such.
+        try fm.removeItem(atPath: package + "/assets")
+        try fm.createDirectory(atPath: package + "/assets", withIntermediateDirectories: false)
+        try AtomicFile.write(bytes("mine"), toPath: package + "/assets/a.jpg")
+        XCTAssertEqual(try read("assets/a.jpg"), bytes("mine"))
+        try fm.createSymbolicLink(atPath: package + "/assets/b.jpg", withDestinationPath: outside + "/a.jpg")
+        XCTAssertEqual(error { _ = try read("assets/b.jpg") }?.kind, .unsafePath)
+        XCTAssertEqual(error { _ = try read("assets/a.jpg/x") }?.kind, .unsafePath)
+        XCTAssertEqual(error { _ = try read("assets/c.jpg") }?.kind, .missing)
+        // The package itself swapped for a link.
+        let linkedPackage = dir.appendingPathComponent("linked.lnote").path
+        try fm.createSymbolicLink(atPath: linkedPackage, withDestinationPath: package)
+        XCTAssertEqual(error { _ = try read("assets/a.jpg", under: linkedPackage) }?.kind, .unsafePath)
+    }
+
     func testAtomicWriteLeavesNoTemporaryFileAndOldFileSurvivesAFailure() throws {
         let dir = try makeTemporaryDirectory(self)
         let target = dir.appendingPathComponent("file.json").path
