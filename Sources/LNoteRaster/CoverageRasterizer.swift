@@ -26,9 +26,10 @@ protocol CoverageSink {
 /// row instead of one per capsule, and the result is the same cells.
 ///
 /// Errors: the sub-line midpoint rule errs by at most 1/(2K) of a pixel on a horizontal edge;
-/// horizontally, ends are rounded to a cell with a per-sub-line dither of the rounding point
-/// (sub-line k rounds at (k + ½)/K of a cell instead of at ½), so the rounding of a vertical
-/// edge averages out over the K sub-lines instead of adding up.
+/// horizontally, ends are rounded to the nearest cell (1/32 px) for bits; byte cells (1/16 px)
+/// round with a per-sub-line dither of the rounding point (sub-line k rounds at (k + ½)/K of a
+/// cell instead of at ½), so the rounding of a vertical edge averages out over the K sub-lines
+/// instead of adding up.
 ///
 /// Layout: bits pixel-major (the K words of one pixel are adjacent), so a capsule's few columns
 /// touch a few cache lines and a pixel's sum reads one; bytes sub-line-major, so a run of cells is
@@ -363,16 +364,25 @@ final class CoverageRasterizer {
         }
     }
 
+    /// The cells [a, b) covered by the run from x = l to r (pixels): both ends rounded to a cell
+    /// boundary, at `dither` + ½ of a cell instead of at ½, without a floor call.
+    @inline(__always)
+    private static func cellRange(_ l: Float, _ r: Float, cellsPerPixel: Float, dither: Float) -> (Int, Int) {
+        let magic: Float = 12_582_912   // 1.5·2^23: adding it rounds to an integer in the mantissa
+        let mb = Int32(bitPattern: magic.bitPattern)
+        let a = Int(Int32(bitPattern: (l * cellsPerPixel + dither + magic).bitPattern) &- mb)
+        let b = Int(Int32(bitPattern: (r * cellsPerPixel + dither + magic).bitPattern) &- mb)
+        return (a, b)
+    }
+
     /// Sets the bits of sub-line k from x = l to r (pixels, 0 ≤ l < r ≤ width), ends rounded
-    /// to cells with the sub-line's dither.
+    /// to the nearest cell.
     @inline(__always)
     private func fillBits(_ k: Int, _ l: Float, _ r: Float, colLo: inout Int, colHi: inout Int) {
         let K = CoverageRasterizer.K
-        let magic: Float = 12_582_912
-        let mb = Int32(bitPattern: magic.bitPattern)
-        let cells = Float(CoverageRasterizer.bitCells), dither = 0.5 - CoverageRasterizer.subline(k) + magic
-        let a = Int(Int32(bitPattern: (l * cells + dither).bitPattern) &- mb)
-        let b = Int(Int32(bitPattern: (r * cells + dither).bitPattern) &- mb)
+        // No dither at 32 cells per pixel: measured, it raises the mean error against the
+        // reference (0.0009 → 0.0010 at thumbnail scale) and leaves the largest unchanged.
+        let (a, b) = CoverageRasterizer.cellRange(l, r, cellsPerPixel: Float(CoverageRasterizer.bitCells), dither: 0)
         if a >= b { return }
         let p = bits.p
         let w0 = a >> 5, w1 = (b - 1) >> 5
@@ -396,11 +406,8 @@ final class CoverageRasterizer {
     /// window of the ramp.
     @inline(__always)
     private func fillCells(_ k: Int, _ l: Float, _ r: Float, value: UInt8, colLo: inout Int, colHi: inout Int) {
-        let magic: Float = 12_582_912   // 1.5·2^23: adding it rounds to an integer in the mantissa
-        let mb = Int32(bitPattern: magic.bitPattern)
-        let perPixel = Float(CoverageRasterizer.byteCells), dither = 0.5 - CoverageRasterizer.subline(k)
-        let a = Int(Int32(bitPattern: (l * perPixel + dither + magic).bitPattern) &- mb)
-        let b = Int(Int32(bitPattern: (r * perPixel + dither + magic).bitPattern) &- mb)
+        let (a, b) = CoverageRasterizer.cellRange(l, r, cellsPerPixel: Float(CoverageRasterizer.byteCells),
+                                                  dither: 0.5 - CoverageRasterizer.subline(k))
         if a >= b { return }
         let w0 = a >> 4, w1 = (b - 1) >> 4
         if w0 < colLo { colLo = w0 }
