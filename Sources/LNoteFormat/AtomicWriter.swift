@@ -5,8 +5,8 @@
 // fsynced, renamed over the target, and then the directory is fsynced so the rename is durable.
 // Everything happens through one descriptor of the directory (openat, renameat), so the file
 // lands in the directory that was opened even if the path changes meanwhile; inside a package
-// that directory is opened with O_NOFOLLOW, so a directory swapped for a symbolic link after the
-// package was checked is refused instead of written through.
+// that directory is reached with O_NOFOLLOW at every step, so a directory swapped for a symbolic
+// link after the package was checked is refused instead of written through.
 
 import Glibc
 
@@ -38,26 +38,41 @@ public enum AtomicFile {
         FileIO.listDirectory(atPath: path).filter(isTemporaryFileName)
     }
 
-    /// Atomically replaces (or creates) the file at `path` with `bytes`.
-    /// - Parameters:
-    ///   - display: the path to name in errors (relative to the package); defaults to `path`.
-    ///   - linkedDirectoryRefused: refuse to write when the file's directory is (now) a symbolic
-    ///     link — for files inside a package; an export directory may well be a link.
-    public static func write(_ bytes: [UInt8], toPath path: String, display: String? = nil,
-                             linkedDirectoryRefused: Bool = false) throws(LNoteError) {
-        try write(bytes, toPath: path, display: display, linkedDirectoryRefused: linkedDirectoryRefused, failAt: nil)
+    /// Atomically replaces (or creates) the file at `path` with `bytes`. For files outside a
+    /// package (exports): the directory may be reached through symbolic links.
+    /// - Parameter display: the path to name in errors; defaults to `path`.
+    public static func write(_ bytes: [UInt8], toPath path: String, display: String? = nil) throws(LNoteError) {
+        try write(bytes, toPath: path, display: display, failAt: nil)
     }
 
-    static func write(_ bytes: [UInt8], toPath path: String, display: String?, linkedDirectoryRefused: Bool = false,
-                      failAt: Stage?) throws(LNoteError) {
+    /// Atomically replaces (or creates) the package file `relative` ("name" or "dir/name") under
+    /// the package `root`; its directory is opened as by `FileIO.openDirectory(_:under:)`, so a
+    /// package directory that is (or was just swapped for) a symbolic link is refused.
+    public static func write(_ bytes: [UInt8], relative: String, under root: String) throws(LNoteError) {
+        let (dir, name) = split(relative)
+        let dfd = try FileIO.openDirectory(dir, under: root, display: relative, action: "written")
+        defer { close(dfd) }
+        try write(bytes, named: name, inDirectory: dfd, display: relative, failAt: nil)
+    }
+
+    static func write(_ bytes: [UInt8], toPath path: String, display: String?, failAt: Stage?) throws(LNoteError) {
         let shown = display ?? path
         let (dir, name) = split(path)
+        let dfd = open(dir.isEmpty ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else {
+            throw LNoteError(.io, file: shown, rule: "write", message: "cannot open its directory: \(FileIO.errnoText())")
+        }
+        defer { close(dfd) }
+        try write(bytes, named: name, inDirectory: dfd, display: shown, failAt: failAt)
+    }
+
+    /// The write itself, through one descriptor of the directory (openat, renameat).
+    private static func write(_ bytes: [UInt8], named name: String, inDirectory dfd: Int32, display shown: String,
+                              failAt: Stage?) throws(LNoteError) {
         let tmp = temporaryName(for: name)
         func fail(_ what: String, _ code: Int32) -> LNoteError {
             LNoteError(.io, file: shown, rule: "write", message: "\(what): \(FileIO.errnoText(code))")
         }
-        let dfd = try FileIO.openDirectory(atPath: dir.isEmpty ? "." : dir, noFollow: linkedDirectoryRefused, display: shown)
-        defer { close(dfd) }
         // Keep the permissions of the file being replaced.
         var mode: mode_t = 0o644
         var st = stat()

@@ -33,32 +33,14 @@ public enum FileIO {
         try readOpened(open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), display: display, maxBytes: maxBytes)
     }
 
-    /// Reads the regular file at `relative` ("dir/name") under the directory `root`, opening
-    /// each component through the descriptor of the one before with O_NOFOLLOW: a directory
-    /// inside `root` that is (or was swapped for) a symbolic link is refused, never read
-    /// through, so a package read cannot return bytes from outside the package. The last
-    /// component of `root` may not be a link either; earlier ones are the user's choice.
+    /// Reads the regular file at `relative` ("dir/name") under the directory `root` (see
+    /// `openDirectory(_:under:)`): a package read never returns bytes from outside the package.
     public static func readRegularFile(relative: String, under root: String, display: String,
                                        maxBytes: Int = Int.max) throws(LNoteError) -> [UInt8] {
-        func directoryError(_ code: Int32) -> LNoteError {
-            if code == ELOOP || code == ENOTDIR {
-                return LNoteError(.unsafePath, file: display, rule: "symlink",
-                                  message: "its directory is a symbolic link or not a directory; nothing is read through it")
-            }
-            return openError(code, display: display)
-        }
-        var dfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard dfd >= 0 else { throw directoryError(errno) }
-        let components = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        for directory in components.dropLast() {
-            let next = openat(dfd, directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            let code = errno
-            close(dfd)
-            guard next >= 0 else { throw directoryError(code) }
-            dfd = next
-        }
+        let (dir, name) = AtomicFile.split(relative)
+        let dfd = try openDirectory(dir, under: root, display: display, action: "read")
         defer { close(dfd) }
-        return try readOpened(openat(dfd, components.last ?? ".", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+        return try readOpened(openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
                               display: display, maxBytes: maxBytes)
     }
 
@@ -123,34 +105,48 @@ public enum FileIO {
         return nil
     }
 
-    /// fsync of a directory, so a rename or unlink in it is durable.
-    /// A descriptor of the directory at `path` for `*at` calls. With `noFollow`, a symbolic link
-    /// as its last component is refused (`.unsafePath`), not followed.
-    static func openDirectory(atPath path: String, noFollow: Bool, display: String) throws(LNoteError) -> Int32 {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (noFollow ? O_NOFOLLOW : 0))
-        guard fd >= 0 else {
-            let code = errno
-            if noFollow && (code == ELOOP || code == ENOTDIR) {
-                throw LNoteError(.unsafePath, file: display, rule: "symlink",
-                                 message: "its directory is a symbolic link or not a directory; nothing is written through it")
+    /// A descriptor, for `*at` calls, of the directory `relative` ("" for `root` itself, else
+    /// e.g. "pages") under `root`: `root` and each component below it are opened with
+    /// O_NOFOLLOW through the descriptor of the one before, so a package directory that is (or
+    /// was swapped for, after the package was checked) a symbolic link is refused and nothing
+    /// is `action` ("read", "written", "deleted") through it. Components of `root` before its
+    /// last are the user's choice and followed.
+    static func openDirectory(_ relative: String, under root: String, display: String,
+                              action: String) throws(LNoteError) -> Int32 {
+        func failure(_ code: Int32) -> LNoteError {
+            switch code {
+            case ELOOP, ENOTDIR:
+                return LNoteError(.unsafePath, file: display, rule: "symlink",
+                                  message: "its directory is a symbolic link or not a directory; nothing is \(action) through it")
+            case ENOENT:
+                return LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist")
+            default:
+                return LNoteError(.io, file: display, rule: "directory", message: "cannot open its directory: \(errnoText(code))")
             }
-            throw LNoteError(.io, file: display, rule: "write", message: "cannot open its directory: \(errnoText(code))")
         }
-        return fd
+        var dfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard dfd >= 0 else { throw failure(errno) }
+        for component in relative.split(separator: "/") {
+            let next = openat(dfd, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let code = errno
+            close(dfd)
+            guard next >= 0 else { throw failure(code) }
+            dfd = next
+        }
+        return dfd
     }
 
-    /// Deletes the regular file `name` of directory `dir` (opened with O_NOFOLLOW, so a
-    /// directory swapped for a link is refused), then syncs the directory. A link or any other
-    /// non-file is refused, a missing file (or directory) is `.missing`.
-    static func removeFile(named name: String, inDirectory dir: String, display: String) throws(LNoteError) {
-        let missing = LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist")
-        guard FileIO.kind(atPath: dir) != .missing else { throw missing }
-        let dfd = try openDirectory(atPath: dir, noFollow: true, display: display)
+    /// Deletes the regular file at `relative` under `root` (its directory opened as by
+    /// `openDirectory(_:under:)`), then syncs the directory. A link or any other non-file is
+    /// refused, a missing file (or directory) is `.missing`.
+    static func removeFile(relative: String, under root: String, display: String) throws(LNoteError) {
+        let (dir, name) = AtomicFile.split(relative)
+        let dfd = try openDirectory(dir, under: root, display: display, action: "deleted")
         defer { close(dfd) }
         var st = stat()
         guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
             let code = errno
-            if code == ENOENT { throw missing }
+            if code == ENOENT { throw LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist") }
             throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText(code))")
         }
         switch st.st_mode & S_IFMT {
@@ -164,6 +160,7 @@ public enum FileIO {
         _ = fsync(dfd)
     }
 
+    /// fsync of a directory, so a rename or unlink in it is durable.
     static func syncDirectory(atPath path: String) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 {

@@ -5,8 +5,9 @@
 //   an asset name only after it is checked to be `<UUID>.jpg|png` (`AssetName`).
 // - Symbolic links are never followed inside the package: the package directory, `pages/`,
 //   `assets/`, `thumbnails/` are checked with lstat, and files are opened with O_NOFOLLOW.
-//   Writes and deletes go through a descriptor of the file's directory opened with O_NOFOLLOW
-//   (openat, renameat, unlinkat), so a directory swapped for a link after the check is refused.
+//   Reads, writes and deletes go through a descriptor of the file's directory, reached from the
+//   package with O_NOFOLLOW at every step (`FileIO.openDirectory(_:under:)`; openat, renameat,
+//   unlinkat), so a directory swapped for a link after the check is refused.
 
 import Foundation
 import Glibc
@@ -279,7 +280,7 @@ public struct LNotePackage: Sendable {
             FileIO.syncDirectory(atPath: path)
         }
         let rel = LNotePackage.thumbnailPath(for: page)
-        try AtomicFile.write(jpeg, toPath: absolutePath(rel), display: rel, linkedDirectoryRefused: true)
+        try AtomicFile.write(jpeg, relative: rel, under: path)
     }
 
     /// Reads `manifest.json` (throws `.missing` when absent).
@@ -291,23 +292,21 @@ public struct LNotePackage: Sendable {
 
     /// Writes `manifest.json` atomically. The caller writes the cover thumbnail first (section 3).
     public func writeManifest(_ manifest: Manifest) throws(LNoteError) {
-        try AtomicFile.write(manifest.jsonBytes(), toPath: absolutePath(Manifest.fileName), display: Manifest.fileName,
-                             linkedDirectoryRefused: true)
+        try AtomicFile.write(manifest.jsonBytes(), relative: Manifest.fileName, under: path)
     }
 
     /// Writes any file of the package atomically. `relative` must be `<name>` or `<dir>/<name>`
     /// with dir one of pages, assets, thumbnails (an existing real directory) and a plain name.
     public func writeFile(_ bytes: [UInt8], relativePath relative: String) throws(LNoteError) {
         try checkPlainRelativePath(relative)
-        try AtomicFile.write(bytes, toPath: absolutePath(relative), display: relative, linkedDirectoryRefused: true)
+        try AtomicFile.write(bytes, relative: relative, under: path)
     }
 
     /// Deletes a regular file of the package (for `gc`: stray temporary files, orphan thumbnails).
     /// Same path rules as `writeFile`.
     public func deleteFile(relativePath relative: String) throws(LNoteError) {
         try checkPlainRelativePath(relative)
-        let (dir, name) = AtomicFile.split(absolutePath(relative))
-        try FileIO.removeFile(named: name, inDirectory: dir, display: relative)
+        try FileIO.removeFile(relative: relative, under: path, display: relative)
     }
 
     private func checkPlainRelativePath(_ relative: String) throws(LNoteError) {
@@ -379,12 +378,12 @@ public struct LNotePackage: Sendable {
         let contentName = AtomicFile.split(page.contentFile).name
         let pages = absolutePath(LNotePackage.pagesDirectory)
         for stray in AtomicFile.strayTemporaryFiles(inDirectory: pages) where stray.hasPrefix(".\(contentName).tmp-") {
-            try? FileIO.removeFile(named: stray, inDirectory: pages, display: "\(LNotePackage.pagesDirectory)/\(stray)")
+            let file = "\(LNotePackage.pagesDirectory)/\(stray)"
+            try? FileIO.removeFile(relative: file, under: path, display: file)
         }
-        try AtomicFile.write(snapshot, toPath: absolutePath(page.contentFile), display: page.contentFile,
-                             linkedDirectoryRefused: true)
+        try AtomicFile.write(snapshot, relative: page.contentFile, under: path)
         do {
-            try FileIO.removeFile(named: AtomicFile.split(journalFile).name, inDirectory: pages, display: journalFile)
+            try FileIO.removeFile(relative: journalFile, under: path, display: journalFile)
         } catch where error.kind == .missing {
             // Already gone: nothing to remove.
         } catch {

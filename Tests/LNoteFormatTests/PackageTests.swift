@@ -190,21 +190,26 @@ final class PackageTests: XCTestCase {
         try fm.createDirectory(atPath: outside, withIntermediateDirectories: true)
         let linked = dir.appendingPathComponent("thumbnails").path
         try fm.createSymbolicLink(atPath: linked, withDestinationPath: outside)
-        let target = linked + "/page.jpg"
-        XCTAssertEqual(error { try AtomicFile.write(bytes("x"), toPath: target, display: "thumbnails/page.jpg",
-                                                    linkedDirectoryRefused: true) }?.kind, .unsafePath)
+        XCTAssertEqual(error { try AtomicFile.write(bytes("x"), relative: "thumbnails/page.jpg", under: dir.path) }?.kind,
+                       .unsafePath)
         XCTAssertEqual(FileIO.listDirectory(atPath: outside), [])
         try AtomicFile.write(bytes("victim"), toPath: outside + "/page.jpg")
-        XCTAssertEqual(error { try FileIO.removeFile(named: "page.jpg", inDirectory: linked, display: "thumbnails/page.jpg") }?.kind,
+        XCTAssertEqual(error { try FileIO.removeFile(relative: "thumbnails/page.jpg", under: dir.path, display: "thumbnails/page.jpg") }?.kind,
                        .unsafePath)
         XCTAssertEqual(try FileIO.readRegularFile(atPath: outside + "/page.jpg", display: "o"), bytes("victim"))
         // Not inside a package: the link is followed, as for an export directory.
         try AtomicFile.write(bytes("export"), toPath: linked + "/export.png")
         XCTAssertEqual(try FileIO.readRegularFile(atPath: outside + "/export.png", display: "o"), bytes("export"))
         // Deleting through a real directory works and refuses what is not a regular file.
-        try FileIO.removeFile(named: "page.jpg", inDirectory: outside, display: "page.jpg")
+        try FileIO.removeFile(relative: "page.jpg", under: outside, display: "page.jpg")
         XCTAssertEqual(FileIO.listDirectory(atPath: outside), ["export.png"])
-        XCTAssertEqual(error { try FileIO.removeFile(named: "page.jpg", inDirectory: outside, display: "page.jpg") }?.kind, .missing)
+        XCTAssertEqual(error { try FileIO.removeFile(relative: "page.jpg", under: outside, display: "page.jpg") }?.kind, .missing)
+        // A package swapped for a link is refused for a write into one of its directories too.
+        let linkedPackage = dir.appendingPathComponent("linked.lnote").path
+        try fm.createSymbolicLink(atPath: linkedPackage, withDestinationPath: dir.path)
+        XCTAssertEqual(error { try AtomicFile.write(bytes("x"), relative: "outside/new.jpg", under: linkedPackage) }?.kind,
+                       .unsafePath)
+        XCTAssertFalse(fm.fileExists(atPath: outside + "/new.jpg"))
     }
 
     /// Package reads open every directory below the package with O_NOFOLLOW through its
