@@ -33,7 +33,7 @@ public enum PackageChecker {
 
         var referencedAssets = Set<String>()
         // Each asset is read and decoded once, however many images show it.
-        var assetProblems: [String: LNoteError?] = [:]
+        var assetChecks: [String: Result<Void, LNoteError>] = [:]
         var everyPageLoaded = true
         let assetHashes = AssetHashes()
         for (index, slot) in package.pages.enumerated() {
@@ -66,15 +66,10 @@ public enum PackageChecker {
                 guard case .image(let placement) = element.kind else { continue }
                 let key = placement.asset.lowercased()
                 referencedAssets.insert(key)
-                if assetProblems[key] == nil {
-                    do throws(LNoteError) {
-                        try AssetCache.verifyAsset(placement.asset, in: package)
-                        assetProblems[key] = .some(nil)
-                    } catch {
-                        assetProblems[key] = .some(error)
-                    }
+                if assetChecks[key] == nil {
+                    assetChecks[key] = Result { () throws(LNoteError) in try AssetCache.verifyAsset(placement.asset, in: package) }
                 }
-                guard case .some(.some(let error)) = assetProblems[key] else { continue }
+                guard case .failure(let error) = assetChecks[key] else { continue }
                 if error.rule == "image" {
                     // Present and readable, but not an image the renderer can draw.
                     add(.error, page.contentFile, "image",

@@ -87,14 +87,12 @@ public struct PageExporter {
     public func export(pages indices: [Int], to destination: ExportDestination, jobs: Int = 1,
                        progress: (ExportedPage) -> Void = { _ in }) -> [ExportedPage] {
         let workers = workerCount(for: indices, jobs: jobs)
-        var results: [ExportedPage] = []
         if workers <= 1 {
-            for index in indices {
-                let result = Self.exportPage(index, of: package, settings: settings, assets: assets, to: destination)
+            return indices.map { index in
+                let result = Self.exportPage(index, of: self.package, settings: self.settings, assets: assets, to: destination)
                 progress(result)
-                results.append(result)
+                return result
             }
-            return results
         }
         // Workers run on a background thread while this one reports pages in order as they
         // become available, so `progress` needs no locking of its own.
@@ -106,10 +104,10 @@ public struct PageExporter {
                 finished.put(j, Self.exportPage(indices[j], of: package, settings: settings, assets: assets, to: destination))
             }
         }
-        for j in indices.indices {
+        let results = indices.indices.map { j in
             let result = finished.take(j)
             progress(result)
-            results.append(result)
+            return result
         }
         group.wait()
         return results

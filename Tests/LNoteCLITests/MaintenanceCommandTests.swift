@@ -49,9 +49,9 @@ final class MaintenanceCommandTests: XCTestCase {
         let fm = FileManager.default
         let asset = try XCTUnwrap(fm.contentsOfDirectory(atPath: doc + "/assets").first)
         try fm.moveItem(atPath: doc + "/assets/\(asset)", toPath: dir + "/moved-away")
-        fm.createFile(atPath: doc + "/assets/0C09E8AB-C16D-4A6A-8694-21CF6658D78D.png", contents: Data([0x89]))
-        fm.createFile(atPath: doc + "/pages/11111111-2222-4333-8444-555555555555.content", contents: Data("{}".utf8))
-        fm.createFile(atPath: doc + "/thumbnails/.x.jpg.tmp-1", contents: Data())
+        XCTAssertTrue(fm.createFile(atPath: doc + "/assets/0C09E8AB-C16D-4A6A-8694-21CF6658D78D.png", contents: Data([0x89])))
+        XCTAssertTrue(fm.createFile(atPath: doc + "/pages/11111111-2222-4333-8444-555555555555.content", contents: Data("{}".utf8)))
+        XCTAssertTrue(fm.createFile(atPath: doc + "/thumbnails/.x.jpg.tmp-1", contents: Data()))
         var manifest = try Manifest.parse([UInt8](fm.contents(atPath: doc + "/manifest.json")!))
         manifest.pageCount = 7
         try AtomicFile.write(manifest.jsonBytes(), toPath: doc + "/manifest.json")
@@ -71,7 +71,7 @@ final class MaintenanceCommandTests: XCTestCase {
         let orphanThumb = doc + "/thumbnails/11111111-2222-4333-8444-555555555555.jpg"
         let tmp = doc + "/thumbnails/.abc.jpg.tmp-9"
         let unrelated = doc + "/notes.txt"
-        for f in [orphanAsset, orphanThumb, tmp, unrelated] { fm.createFile(atPath: f, contents: Data([1, 2, 3])) }
+        for f in [orphanAsset, orphanThumb, tmp, unrelated] { XCTAssertTrue(fm.createFile(atPath: f, contents: Data([1, 2, 3]))) }
         let before = try fm.subpathsOfDirectory(atPath: doc).sorted()
 
         var run = CLIRun(["gc", doc, "--dry-run"])
@@ -93,7 +93,7 @@ final class MaintenanceCommandTests: XCTestCase {
         let doc = try Repo.copySample(to: dir)
         let fm = FileManager.default
         let orphanAsset = doc + "/assets/0C09E8AB-C16D-4A6A-8694-21CF6658D78D.png"
-        fm.createFile(atPath: orphanAsset, contents: Data([1]))
+        XCTAssertTrue(fm.createFile(atPath: orphanAsset, contents: Data([1])))
         try Data("not json".utf8).write(to: URL(fileURLWithPath: doc + "/pages/C55C2A48-E09D-4CE1-9AD5-98D78DCE18E3.content"))
         let run = CLIRun(["gc", doc])
         XCTAssertEqual(run.status, 0)
