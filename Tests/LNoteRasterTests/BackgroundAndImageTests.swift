@@ -131,6 +131,48 @@ final class ImageTests: XCTestCase {
         XCTAssertEqual(Double(px(d, 15, 15)[0]), 127.5, accuracy: 2)
     }
 
+    func testShrinkingByLessThanTwoAveragesTheArea() {
+        // 1-texel stripes, 30 texels into 20 px (1.5 texels per pixel). Bilinear alone weights the
+        // two nearest texels by distance (64 and 191 here); the area average gives every pixel the
+        // mean of the 1.5 texels under it (85 and 170).
+        var pixels = [UInt8]()
+        for _ in 0..<30 { for x in 0..<30 { let v: UInt8 = x % 2 == 0 ? 0 : 255; pixels += [v, v, v, 255] } }
+        let img = Bitmap(width: 30, height: 30, pixels: pixels, isPremultiplied: false)
+        var c = white(20, 20)
+        c.draw(image: img, placement: ImagePlacement(asset: "a", x: 0, y: 0, width: 200, height: 200), scale: 1)
+        for x in 0..<20 {
+            // Pixel x covers texels [1.5x, 1.5x + 1.5): one whole texel and half of another.
+            let a = 1.5 * Double(x), b = a + 1.5
+            var white = 0.0
+            for t in Int(a)..<Int(b.rounded(.up)) where t % 2 == 1 { white += min(b, Double(t + 1)) - max(a, Double(t)) }
+            XCTAssertEqual(Double(px(c, x, 10)[0]), 255 * white / 1.5, accuracy: 1, "column \(x)")
+        }
+    }
+
+    func testPartialBoxAtTheEdgeIsWeightedByItsSize() {
+        // 7 texels into a 2 px frame: pixel 1 covers texels [3.5, 7): the last one is not
+        // averaged in as if it were a whole block.
+        let values: [UInt8] = [0, 0, 0, 0, 0, 0, 255]
+        let img = Bitmap(width: 7, height: 1, pixels: values.flatMap { [$0, $0, $0, 255] }, isPremultiplied: false)
+        var c = white(2, 1)
+        c.draw(image: img, placement: ImagePlacement(asset: "a", x: 0, y: 0, width: 20, height: 10), scale: 1)
+        XCTAssertEqual(px(c, 0, 0)[0], 0)
+        XCTAssertEqual(Double(px(c, 1, 0)[0]), 255 / 3.5, accuracy: 1)
+    }
+
+    func testEdgeCoverageIsPreciseFarFromTheFrameCentre() {
+        // A frame 2^31 − 1 units wide: its centre is ~10^8 px from the pixels on its edge, where
+        // areas computed from centre-relative corners lose all precision.
+        let big = Int32.max
+        var c = white(4, 4)
+        c.draw(image: solid(2, 2, [0, 0, 0, 255]),
+               placement: ImagePlacement(asset: "a", x: 15, y: 0, width: big, height: big), scale: 1)
+        // The frame's left edge is at x = 1.5 px: pixel 1 is half covered, pixel 0 not at all.
+        XCTAssertEqual(px(c, 0, 2), [255, 255, 255, 255])
+        XCTAssertEqual(Double(px(c, 1, 2)[0]), 127.5, accuracy: 1)
+        XCTAssertEqual(px(c, 2, 2), [0, 0, 0, 255])
+    }
+
     func testEnlargedIsBilinearWithClampedEdges() {
         var c = white(20, 10)
         let img = Bitmap(width: 2, height: 1, pixels: [0, 0, 0, 255, 255, 255, 255, 255], isPremultiplied: false)
