@@ -19,6 +19,8 @@ extension Canvas {
         let k = scale / 10
         let fx = Double(placement.x) * k, fy = Double(placement.y) * k
         let fw = Double(placement.width) * k, fh = Double(placement.height) * k
+        // Only reachable through the API with an absurd scale: nothing sensible to draw.
+        guard fx.isFinite, fy.isFinite, fw.isFinite, fh.isFinite else { return }
         let cx = fx + fw / 2, cy = fy + fh / 2
         let theta = Double(placement.rotation) / 1000 * Double.pi / 180
         let cosT = cos(theta), sinT = sin(theta)
@@ -126,38 +128,47 @@ struct Texture {
         width = w; height = h
         shrunkX = Texture.isShrunk(image.width, frame: frameWidth)
         shrunkY = Texture.isShrunk(image.height, frame: frameHeight)
-        let across = AreaWeights(source: image.width, target: w)
-        let down = AreaWeights(source: image.height, target: h)
         // Rows first (each source row to w texels), then columns; both passes are exact box
-        // filters, so together they average each texel's rectangle of the source.
+        // filters, so together they average each texel's rectangle of the source. An axis that
+        // is not shrunk skips its pass, so an enlarged image costs one float copy, not two.
+        let across = shrunkX ? AreaWeights(source: image.width, target: w) : nil
         var rows = [Float](repeating: 0, count: w * image.height * 4)
         let premultiply = !image.isPremultiplied
         image.pixels.withUnsafeBufferPointer { src in
             rows.withUnsafeMutableBufferPointer { dst in
-                var line = [Float](repeating: 0, count: image.width * 4)
+                var line = [Float](repeating: 0, count: across == nil ? 0 : image.width * 4)
                 for y in 0..<image.height {
                     let row = y * image.width * 4
-                    for x in 0..<image.width {
-                        let o = row + x * 4
-                        let a = Float(src[o + 3])
-                        let m: Float = premultiply ? a / 255 : 1
-                        line[x * 4] = Float(src[o]) * m
-                        line[x * 4 + 1] = Float(src[o + 1]) * m
-                        line[x * 4 + 2] = Float(src[o + 2]) * m
-                        line[x * 4 + 3] = a
+                    line.withUnsafeMutableBufferPointer { line in
+                        // Premultiplied floats of the source row: straight into the texture
+                        // when the row is not resampled.
+                        let out = across == nil ? dst.baseAddress! + y * w * 4 : line.baseAddress!
+                        for x in 0..<image.width {
+                            let o = row + x * 4
+                            let a = Float(src[o + 3])
+                            let m: Float = premultiply ? a / 255 : 1
+                            out[x * 4] = Float(src[o]) * m
+                            out[x * 4 + 1] = Float(src[o + 1]) * m
+                            out[x * 4 + 2] = Float(src[o + 2]) * m
+                            out[x * 4 + 3] = a
+                        }
+                        across?.apply(UnsafePointer(line.baseAddress!), stride: 4, into: dst.baseAddress! + y * w * 4, outStride: 4)
                     }
-                    across.apply(line, stride: 4, into: dst.baseAddress! + y * w * 4, outStride: 4)
                 }
             }
         }
+        guard shrunkY else { texels = rows; return }
+        let down = AreaWeights(source: image.height, target: h)
         var t = [Float](repeating: 0, count: w * h * 4)
         rows.withUnsafeBufferPointer { rows in
             t.withUnsafeMutableBufferPointer { dst in
-                // One column of 4-channel texels at a time: stride w·4 through `rows`.
+                // One column of 4-channel texels at a time, gathered from stride w·4 in `rows`.
                 var column = [Float](repeating: 0, count: image.height * 4)
-                for x in 0..<w {
-                    for y in 0..<image.height { for c in 0..<4 { column[y * 4 + c] = rows[(y * w + x) * 4 + c] } }
-                    down.apply(column, stride: 4, into: dst.baseAddress! + x * 4, outStride: w * 4)
+                column.withUnsafeMutableBufferPointer { column in
+                    for x in 0..<w {
+                        for y in 0..<image.height { for c in 0..<4 { column[y * 4 + c] = rows[(y * w + x) * 4 + c] } }
+                        down.apply(UnsafePointer(column.baseAddress!), stride: 4, into: dst.baseAddress! + x * 4, outStride: w * 4)
+                    }
                 }
             }
         }
@@ -216,20 +227,18 @@ struct AreaWeights {
         }
     }
 
-    /// out[t·outStride + c] = Σ weight · values[s·stride + c] for the 4 channels c.
-    func apply(_ values: [Float], stride: Int, into out: UnsafeMutablePointer<Float>, outStride: Int) {
-        values.withUnsafeBufferPointer { v in
-            for t in 0..<target {
-                var acc = SIMD4<Float>()
-                var s = first[t]
-                for k in offsets[t]..<offsets[t + 1] {
-                    let o = s * stride
-                    acc += weights[k] * SIMD4<Float>(v[o], v[o + 1], v[o + 2], v[o + 3])
-                    s += 1
-                }
-                let q = out + t * outStride
-                q[0] = acc[0]; q[1] = acc[1]; q[2] = acc[2]; q[3] = acc[3]
+    /// out[t·outStride + c] = Σ weight · v[s·stride + c] for the 4 channels c.
+    func apply(_ v: UnsafePointer<Float>, stride: Int, into out: UnsafeMutablePointer<Float>, outStride: Int) {
+        for t in 0..<target {
+            var acc = SIMD4<Float>()
+            var s = first[t]
+            for k in offsets[t]..<offsets[t + 1] {
+                let o = s * stride
+                acc += weights[k] * SIMD4<Float>(v[o], v[o + 1], v[o + 2], v[o + 3])
+                s += 1
             }
+            let q = out + t * outStride
+            q[0] = acc[0]; q[1] = acc[1]; q[2] = acc[2]; q[3] = acc[3]
         }
     }
 }
