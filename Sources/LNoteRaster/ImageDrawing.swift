@@ -35,43 +35,46 @@ extension Canvas {
         guard i0 <= i1, j0 <= j1 else { return }
 
         let texture = Texture(image, frameWidth: fw, frameHeight: fh)
-        // Frame-local (u, v) in pixels of a canvas point, u along the rotated x axis.
-        let w = bitmap.width
         // Texture texels per frame pixel.
         let tx = Double(texture.width) / fw, ty = Double(texture.height) / fh
-        bitmap.pixels.withUnsafeMutableBufferPointer { buf in
-            let px = buf.baseAddress!
-            for j in j0...j1 {
-                for i in i0...i1 {
-                    let qx = Double(i) + 0.5 - cx, qy = Double(j) + 0.5 - cy
-                    let u = qx * cosT + qy * sinT + fw / 2
-                    let v = -qx * sinT + qy * cosT + fh / 2
-                    let edge = min(u, fw - u, v, fh - v)
-                    let c: Double
-                    if edge >= 0.7072 { c = 1 }
-                    else if edge <= -0.7072 { continue }
-                    else {
-                        c = Canvas.squareInFrame(Double(i) - cx, Double(j) - cy, cosT, sinT, fw, fh)
-                        if c <= 0 { continue }
+        // Where the image is shrunk, four taps at the pixel's quarter points along the shrunk axes.
+        let du = texture.shrunkX ? 0.25 : 0, dv = texture.shrunkY ? 0.25 : 0
+        let taps = texture.shrunkX || texture.shrunkY
+        let w = bitmap.width
+        texture.withSampler { sample in
+            bitmap.pixels.withUnsafeMutableBufferPointer { buf in
+                let px = buf.baseAddress!
+                for j in j0...j1 {
+                    for i in i0...i1 {
+                        // Frame-local (u, v) in pixels of the pixel centre, u along the rotated x axis.
+                        let qx = Double(i) + 0.5 - cx, qy = Double(j) + 0.5 - cy
+                        let u = qx * cosT + qy * sinT + fw / 2
+                        let v = -qx * sinT + qy * cosT + fh / 2
+                        let edge = min(u, fw - u, v, fh - v)
+                        let c: Double
+                        if edge >= 0.7072 { c = 1 }
+                        else if edge <= -0.7072 { continue }
+                        else {
+                            c = Canvas.squareInFrame(Double(i) - cx, Double(j) - cy, cosT, sinT, fw, fh)
+                            if c <= 0 { continue }
+                        }
+                        let s: SIMD4<Float>
+                        if taps {
+                            // Each axis's two positions are resolved once for the four taps.
+                            let x0 = sample.column((u - du) * tx), x1 = sample.column((u + du) * tx)
+                            let y0 = sample.row((v - dv) * ty), y1 = sample.row((v + dv) * ty)
+                            s = (sample.blend(x0, y0) + sample.blend(x1, y0) + sample.blend(x0, y1) + sample.blend(x1, y1)) * 0.25
+                        } else {
+                            s = sample(u * tx, v * ty)
+                        }
+                        let a = Float(c) * opacity
+                        let p = px + 4 * (j * w + i)
+                        let keep = 1 - s[3] / 255 * a
+                        p[0] = Compositor.round8(s[0] * a + Float(p[0]) * keep)
+                        p[1] = Compositor.round8(s[1] * a + Float(p[1]) * keep)
+                        p[2] = Compositor.round8(s[2] * a + Float(p[2]) * keep)
+                        p[3] = Compositor.round8(s[3] * a + Float(p[3]) * keep)
                     }
-                    let s: (Float, Float, Float, Float)
-                    if texture.shrunkX || texture.shrunkY {
-                        // Four samples spread over the pixel along the shrunk axes.
-                        let du = texture.shrunkX ? 0.25 : 0, dv = texture.shrunkY ? 0.25 : 0
-                        let a = texture.sample((u - du) * tx, (v - dv) * ty), b = texture.sample((u + du) * tx, (v - dv) * ty)
-                        let c2 = texture.sample((u - du) * tx, (v + dv) * ty), d = texture.sample((u + du) * tx, (v + dv) * ty)
-                        s = ((a.0 + b.0 + c2.0 + d.0) * 0.25, (a.1 + b.1 + c2.1 + d.1) * 0.25,
-                             (a.2 + b.2 + c2.2 + d.2) * 0.25, (a.3 + b.3 + c2.3 + d.3) * 0.25)
-                    } else {
-                        s = texture.sample(u * tx, v * ty)
-                    }
-                    let a = Float(c) * opacity
-                    let p = px + 4 * (j * w + i)
-                    let keep = 1 - s.3 / 255 * a
-                    p[0] = Compositor.round8(s.0 * a + Float(p[0]) * keep)
-                    p[1] = Compositor.round8(s.1 * a + Float(p[1]) * keep)
-                    p[2] = Compositor.round8(s.2 * a + Float(p[2]) * keep)
-                    p[3] = Compositor.round8(s.3 * a + Float(p[3]) * keep)
                 }
             }
         }
@@ -85,41 +88,50 @@ extension Canvas {
     /// corner 10^8 px from the centre the shoelace products of absolute coordinates would be
     /// ~10^16, where Double's rounding is larger than the area itself.
     static func squareInFrame(_ x: Double, _ y: Double, _ cosT: Double, _ sinT: Double, _ fw: Double, _ fh: Double) -> Double {
-        var poly: [(Double, Double)] = [(0, 0), (1, 0), (1, 1), (0, 1)]
-        // Half-planes n·q ≤ d with u = q·(cos, sin), v = q·(−sin, cos), |u| ≤ fw/2, |v| ≤ fh/2,
-        // for q = (x, y) + p: n·p ≤ d − n·(x, y).
-        let planes: [(Double, Double, Double)] = [(cosT, sinT, fw / 2), (-cosT, -sinT, fw / 2),
-                                                  (-sinT, cosT, fh / 2), (sinT, -cosT, fh / 2)]
-        for (nx, ny, d) in planes {
-            let offset = d - (nx * x + ny * y)
-            var out: [(Double, Double)] = []
-            for k in 0..<poly.count {
-                let a = poly[k], b = poly[(k + 1) % poly.count]
-                let da = nx * a.0 + ny * a.1 - offset, db = nx * b.0 + ny * b.1 - offset
-                if da <= 0 { out.append(a) }
-                if (da < 0) != (db < 0) && da != db {
-                    let t = da / (da - db)
-                    out.append((a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t))
+        // Clipping a square by four half-planes leaves at most 8 vertices: two fixed buffers on
+        // the stack, used in turn (this runs for every pixel along a frame's edges).
+        withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: 16) { buffer in
+            var poly = buffer.baseAddress!, spare = poly + 8
+            poly[0] = [0, 0]; poly[1] = [1, 0]; poly[2] = [1, 1]; poly[3] = [0, 1]
+            var count = 4
+            // Half-planes n·q ≤ d with u = q·(cos, sin), v = q·(−sin, cos), |u| ≤ fw/2,
+            // |v| ≤ fh/2, for q = (x, y) + p: n·p ≤ d − n·(x, y).
+            let planes: [(Double, Double, Double)] = [(cosT, sinT, fw / 2), (-cosT, -sinT, fw / 2),
+                                                      (-sinT, cosT, fh / 2), (sinT, -cosT, fh / 2)]
+            for (nx, ny, d) in planes {
+                let offset = d - (nx * x + ny * y)
+                var kept = 0
+                for k in 0..<count {
+                    let a = poly[k], b = poly[k + 1 == count ? 0 : k + 1]
+                    let da = nx * a.x + ny * a.y - offset, db = nx * b.x + ny * b.y - offset
+                    if da <= 0 { spare[kept] = a; kept += 1 }
+                    if (da < 0) != (db < 0) && da != db {
+                        let t = da / (da - db)
+                        spare[kept] = [a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t]
+                        kept += 1
+                    }
                 }
+                swap(&poly, &spare)
+                count = kept
+                if count < 3 { return 0 }
             }
-            poly = out
-            if poly.count < 3 { return 0 }
+            var area = 0.0
+            for k in 0..<count {
+                let a = poly[k], b = poly[k + 1 == count ? 0 : k + 1]
+                area += a.x * b.y - b.x * a.y
+            }
+            return min(1, abs(area) / 2)
         }
-        var area = 0.0
-        for k in 0..<poly.count {
-            let a = poly[k], b = poly[(k + 1) % poly.count]
-            area += a.0 * b.1 - b.0 * a.1
-        }
-        return min(1, abs(area) / 2)
     }
 }
 
-/// Premultiplied float texels (0…255), area-averaged down to the frame's size along each axis
-/// where the image is larger than its frame.
+/// Premultiplied float texels (RGBA, 0…255), area-averaged down to twice the frame's size along
+/// each axis where the image is larger than its frame.
 struct Texture {
     let width: Int, height: Int
+    /// The image is larger than the frame along x (y): the draw takes four taps per pixel.
     let shrunkX: Bool, shrunkY: Bool
-    private let texels: [Float]   // RGBA premultiplied, row-major
+    private let texels: [SIMD4<Float>]   // row-major
 
     /// The texture for `image` drawn into a frame of `frameWidth` × `frameHeight` pixels.
     init(_ image: Bitmap, frameWidth: Double, frameHeight: Double) {
@@ -128,48 +140,39 @@ struct Texture {
         width = w; height = h
         shrunkX = Texture.isShrunk(image.width, frame: frameWidth)
         shrunkY = Texture.isShrunk(image.height, frame: frameHeight)
-        // Rows first (each source row to w texels), then columns; both passes are exact box
-        // filters, so together they average each texel's rectangle of the source. An axis that
-        // is not shrunk skips its pass, so an enlarged image costs one float copy, not two.
+        // Rows first (each source row to w texels), then rows of the result to h; both passes are
+        // exact box filters, so together they average each texel's rectangle of the source. An
+        // axis that is not shrunk skips its pass, so an enlarged image costs one float copy.
         let across = shrunkX ? AreaWeights(source: image.width, target: w) : nil
-        var rows = [Float](repeating: 0, count: w * image.height * 4)
+        // Every texel of both buffers is written before it is read; no need to zero them first.
+        var rows = [SIMD4<Float>](unsafeUninitializedCapacity: w * image.height) { _, n in n = w * image.height }
         let premultiply = !image.isPremultiplied
+        var line = [SIMD4<Float>](repeating: .zero, count: across == nil ? 0 : image.width)
         image.pixels.withUnsafeBufferPointer { src in
-            rows.withUnsafeMutableBufferPointer { dst in
-                var line = [Float](repeating: 0, count: across == nil ? 0 : image.width * 4)
-                for y in 0..<image.height {
-                    let row = y * image.width * 4
-                    line.withUnsafeMutableBufferPointer { line in
-                        // Premultiplied floats of the source row: straight into the texture
-                        // when the row is not resampled.
-                        let out = across == nil ? dst.baseAddress! + y * w * 4 : line.baseAddress!
+            rows.withUnsafeMutableBufferPointer { rows in
+                line.withUnsafeMutableBufferPointer { line in
+                    for y in 0..<image.height {
+                        // The source row in premultiplied floats: straight into the texture when
+                        // it is not resampled.
+                        let out = across == nil ? rows.baseAddress! + y * w : line.baseAddress!
+                        let row = y * image.width * 4
                         for x in 0..<image.width {
                             let o = row + x * 4
                             let a = Float(src[o + 3])
                             let m: Float = premultiply ? a / 255 : 1
-                            out[x * 4] = Float(src[o]) * m
-                            out[x * 4 + 1] = Float(src[o + 1]) * m
-                            out[x * 4 + 2] = Float(src[o + 2]) * m
-                            out[x * 4 + 3] = a
+                            out[x] = SIMD4(Float(src[o]) * m, Float(src[o + 1]) * m, Float(src[o + 2]) * m, a)
                         }
-                        across?.apply(UnsafePointer(line.baseAddress!), stride: 4, into: dst.baseAddress! + y * w * 4, outStride: 4)
+                        across?.resample(UnsafePointer(line.baseAddress!), into: rows.baseAddress! + y * w)
                     }
                 }
             }
         }
         guard shrunkY else { texels = rows; return }
         let down = AreaWeights(source: image.height, target: h)
-        var t = [Float](repeating: 0, count: w * h * 4)
+        var t = [SIMD4<Float>](unsafeUninitializedCapacity: w * h) { _, n in n = w * h }
         rows.withUnsafeBufferPointer { rows in
-            t.withUnsafeMutableBufferPointer { dst in
-                // One column of 4-channel texels at a time, gathered from stride w·4 in `rows`.
-                var column = [Float](repeating: 0, count: image.height * 4)
-                column.withUnsafeMutableBufferPointer { column in
-                    for x in 0..<w {
-                        for y in 0..<image.height { for c in 0..<4 { column[y * 4 + c] = rows[(y * w + x) * 4 + c] } }
-                        down.apply(UnsafePointer(column.baseAddress!), stride: 4, into: dst.baseAddress! + x * 4, outStride: w * 4)
-                    }
-                }
+            t.withUnsafeMutableBufferPointer { t in
+                down.resampleRows(UnsafePointer(rows.baseAddress!), width: w, into: t.baseAddress!)
             }
         }
         texels = t
@@ -186,21 +189,38 @@ struct Texture {
 
     static func isShrunk(_ source: Int, frame: Double) -> Bool { frame.isFinite && frame < Double(source) }
 
-    /// Bilinear sample at texture coordinates (texel units, centres at +0.5), edges clamped.
-    func sample(_ x: Double, _ y: Double) -> (Float, Float, Float, Float) {
-        let sx = min(max(x - 0.5, 0), Double(width - 1)), sy = min(max(y - 0.5, 0), Double(height - 1))
-        let x0 = Int(sx), y0 = Int(sy)
-        let x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
-        let fx = Float(sx - Double(x0)), fy = Float(sy - Double(y0))
-        return texels.withUnsafeBufferPointer { t in
-            func at(_ xx: Int, _ yy: Int, _ c: Int) -> Float { t[(yy * width + xx) * 4 + c] }
-            func ch(_ c: Int) -> Float {
-                let top = at(x0, y0, c) + (at(x1, y0, c) - at(x0, y0, c)) * fx
-                let bot = at(x0, y1, c) + (at(x1, y1, c) - at(x0, y1, c)) * fx
-                return top + (bot - top) * fy
-            }
-            return (ch(0), ch(1), ch(2), ch(3))
+    /// Calls `body` with a bilinear sampler of the texture.
+    func withSampler<R>(_ body: (Sampler) -> R) -> R {
+        texels.withUnsafeBufferPointer { body(Sampler(texels: $0.baseAddress!, width: width, height: height)) }
+    }
+
+    /// Bilinear sampling at texture coordinates (texel units, centres at +0.5), edges clamped.
+    struct Sampler {
+        let texels: UnsafePointer<SIMD4<Float>>
+        let width: Int, height: Int
+
+        /// The two texels either side of texture coordinate x along an axis of n texels, and
+        /// the weight of the second.
+        typealias Stop = (first: Int, second: Int, weight: Float)
+
+        @inline(__always) private static func stop(_ x: Double, _ n: Int) -> Stop {
+            let s = min(max(x - 0.5, 0), Double(n - 1))
+            let i = Int(s)
+            return (i, min(i + 1, n - 1), Float(s - Double(i)))
         }
+
+        @inline(__always) func column(_ x: Double) -> Stop { Sampler.stop(x, width) }
+        @inline(__always) func row(_ y: Double) -> Stop { Sampler.stop(y, height) }
+
+        @inline(__always) func blend(_ x: Stop, _ y: Stop) -> SIMD4<Float> {
+            let upper = texels + y.first * width, lower = texels + y.second * width
+            let a = upper[x.first], b = upper[x.second], c = lower[x.first], d = lower[x.second]
+            let top = a + (b - a) * x.weight
+            let bottom = c + (d - c) * x.weight
+            return top + (bottom - top) * y.weight
+        }
+
+        @inline(__always) func callAsFunction(_ x: Double, _ y: Double) -> SIMD4<Float> { blend(column(x), row(y)) }
     }
 }
 
@@ -208,7 +228,7 @@ struct Texture {
 /// target texel t covers source [t·r, (t + 1)·r) with r = source/target, each source texel
 /// weighted by the length of it inside.
 struct AreaWeights {
-    /// For target texel t: its first source texel, and its weights in `weights[offsets[t]...]`.
+    /// For target texel t: its first source texel, and its weights in `weights[offsets[t]..<offsets[t + 1]]`.
     private var first: [Int] = [], offsets: [Int] = [0], weights: [Float] = []
     let target: Int
 
@@ -227,18 +247,33 @@ struct AreaWeights {
         }
     }
 
-    /// out[t·outStride + c] = Σ weight · v[s·stride + c] for the 4 channels c.
-    func apply(_ v: UnsafePointer<Float>, stride: Int, into out: UnsafeMutablePointer<Float>, outStride: Int) {
-        for t in 0..<target {
-            var acc = SIMD4<Float>()
-            var s = first[t]
-            for k in offsets[t]..<offsets[t + 1] {
-                let o = s * stride
-                acc += weights[k] * SIMD4<Float>(v[o], v[o + 1], v[o + 2], v[o + 3])
-                s += 1
+    /// One line: out[t] = Σ weight · v[s].
+    func resample(_ v: UnsafePointer<SIMD4<Float>>, into out: UnsafeMutablePointer<SIMD4<Float>>) {
+        first.withUnsafeBufferPointer { first in offsets.withUnsafeBufferPointer { offsets in weights.withUnsafeBufferPointer { weights in
+            for t in 0..<target {
+                var acc = SIMD4<Float>()
+                var s = first[t]
+                for k in offsets[t]..<offsets[t + 1] { acc += weights[k] * v[s]; s += 1 }
+                out[t] = acc
             }
-            let q = out + t * outStride
-            q[0] = acc[0]; q[1] = acc[1]; q[2] = acc[2]; q[3] = acc[3]
-        }
+        } } }
+    }
+
+    /// Whole rows of `width` texels: out row t = Σ weight · row s, a contiguous sweep per weight.
+    func resampleRows(_ v: UnsafePointer<SIMD4<Float>>, width: Int, into out: UnsafeMutablePointer<SIMD4<Float>>) {
+        first.withUnsafeBufferPointer { first in offsets.withUnsafeBufferPointer { offsets in weights.withUnsafeBufferPointer { weights in
+            for t in 0..<target {
+                let o = out + t * width
+                var s = first[t]
+                for k in offsets[t]..<offsets[t + 1] {
+                    let weight = weights[k], row = v + s * width
+                    // The first weight stores, the rest add: the same sums, in the same order,
+                    // as accumulating from zero.
+                    if k == offsets[t] { for x in 0..<width { o[x] = weight * row[x] } }
+                    else { for x in 0..<width { o[x] += weight * row[x] } }
+                    s += 1
+                }
+            }
+        } } }
     }
 }
