@@ -16,7 +16,11 @@ public enum FileIO {
     public static func kind(atPath path: String) -> FileKind {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .missing }
-        switch st.st_mode & S_IFMT {
+        return kind(ofMode: st.st_mode)
+    }
+
+    static func kind(ofMode mode: mode_t) -> FileKind {
+        switch mode & S_IFMT {
         case S_IFREG: return .regular
         case S_IFDIR: return .directory
         case S_IFLNK: return .symlink
@@ -77,10 +81,43 @@ public enum FileIO {
         return out
     }
 
-    /// Names in a directory (not `.`/`..`), sorted; empty when it does not exist.
+    /// Names in a directory (not `.`/`..`), sorted; empty when it does not exist. Follows
+    /// symbolic links: for paths the user chose (a library, an export directory), never for a
+    /// directory inside a package (see `entries(of:under:display:)`).
     public static func listDirectory(atPath path: String) -> [String] {
         guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
+        return names(in: dir)
+    }
+
+    /// One entry of a package directory, as lstat sees it.
+    public struct DirectoryEntry: Sendable, Equatable {
+        public var name: String
+        public var kind: FileKind
+    }
+
+    /// The entries (not `.`/`..`) of the directory `relative` under `root`, sorted by name,
+    /// each with its kind (fstatat without following a link). The directory is opened as by
+    /// `openDirectory(_:under:)`, so a package directory that is a symbolic link is refused
+    /// (`.unsafePath`) and no name from outside the package is listed; a missing one is `.missing`.
+    public static func entries(of relative: String, under root: String, display: String) throws(LNoteError) -> [DirectoryEntry] {
+        let dfd = try openDirectory(relative, under: root, display: display, action: "listed")
+        guard let dir = fdopendir(dfd) else {
+            let code = errno
+            close(dfd)
+            throw LNoteError(.io, file: display, rule: "directory", message: "cannot list the directory: \(errnoText(code))")
+        }
+        defer { closedir(dir) }  // also closes dfd
+        let fd = dirfd(dir)
+        return names(in: dir).map { name in
+            var st = stat()
+            guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return DirectoryEntry(name: name, kind: .missing) }
+            return DirectoryEntry(name: name, kind: kind(ofMode: st.st_mode))
+        }
+    }
+
+    /// The names readdir returns (not `.`/`..`), sorted.
+    private static func names(in dir: OpaquePointer) -> [String] {
         var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {

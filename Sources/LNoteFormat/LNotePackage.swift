@@ -179,7 +179,7 @@ public struct LNotePackage: Sendable {
         }
         if try checkedKind(exact) != .missing { return exact }
         let suffix = "." + ext
-        for name in FileIO.listDirectory(atPath: absolutePath(dir)) where name.hasSuffix(suffix) && name.utf8.count == 36 + suffix.utf8.count {
+        for name in try entries(of: dir).map(\.name) where name.hasSuffix(suffix) && name.utf8.count == 36 + suffix.utf8.count {
             if let other = LNoteID(String(name.dropLast(suffix.count))), other == id {
                 let rel = "\(dir)/\(name)"
                 _ = try checkedKind(rel)
@@ -197,6 +197,20 @@ public struct LNotePackage: Sendable {
         case .missing, .regular: return k
         case .symlink: throw LNoteError(.unsafePath, file: relative, rule: "symlink", message: "a symbolic link is never followed")
         default: throw LNoteError(.unsafePath, file: relative, rule: "not-regular-file", message: "not a regular file")
+        }
+    }
+
+    /// The entries of the package directory `dir` (pages, assets, thumbnails), sorted by name;
+    /// none when it is missing, an error when it is a link or not a directory. Listed through a
+    /// descriptor reached with O_NOFOLLOW (`FileIO.entries`), so a directory swapped for a link
+    /// after the check is refused too: no name from outside the package is ever returned.
+    public func entries(of dir: String) throws(LNoteError) -> [FileIO.DirectoryEntry] {
+        guard try directoryKind(dir) == .directory else { return [] }
+        do {
+            return try FileIO.entries(of: dir, under: path, display: dir)
+        } catch {
+            if error.kind == .missing { return [] }  // removed since the check
+            throw error
         }
     }
 
@@ -227,7 +241,7 @@ public struct LNotePackage: Sendable {
         }
         if try checkedKind(exact) == .regular { return exact }
         let wanted = name.lowercased()
-        for candidate in FileIO.listDirectory(atPath: absolutePath(dir)) where candidate.lowercased() == wanted {
+        for candidate in try entries(of: dir).map(\.name) where candidate.lowercased() == wanted {
             let rel = "\(dir)/\(candidate)"
             if try checkedKind(rel) == .regular { return rel }
         }
@@ -244,11 +258,9 @@ public struct LNotePackage: Sendable {
     /// are left out.
     public func assetFiles() throws(LNoteError) -> [AssetFile] {
         let dir = LNotePackage.assetsDirectory
-        guard try directoryKind(dir) == .directory else { return [] }
-        return FileIO.listDirectory(atPath: absolutePath(dir)).compactMap { name in
-            guard let id = AssetName.id(of: name),
-                  FileIO.kind(atPath: absolutePath("\(dir)/\(name)")) == .regular else { return nil }
-            return AssetFile(name: name, id: id, relativePath: "\(dir)/\(name)")
+        return try entries(of: dir).compactMap { entry in
+            guard let id = AssetName.id(of: entry.name), entry.kind == .regular else { return nil }
+            return AssetFile(name: entry.name, id: id, relativePath: "\(dir)/\(entry.name)")
         }
     }
 
@@ -257,12 +269,11 @@ public struct LNotePackage: Sendable {
     /// Every entry of `thumbnails/` (so `gc` can find orphans), sorted by name.
     public func thumbnailFiles() throws(LNoteError) -> [ThumbnailFile] {
         let dir = LNotePackage.thumbnailsDirectory
-        guard try directoryKind(dir) == .directory else { return [] }
-        return FileIO.listDirectory(atPath: absolutePath(dir)).map { name in
+        return try entries(of: dir).map { entry in
+            let name = entry.name
             var pageID: LNoteID? = nil
             if name.utf8.count == 40, name.lowercased().hasSuffix(".jpg") { pageID = LNoteID(String(name.prefix(36))) }
-            return ThumbnailFile(name: name, pageID: pageID, kind: FileIO.kind(atPath: absolutePath("\(dir)/\(name)")),
-                                 relativePath: "\(dir)/\(name)")
+            return ThumbnailFile(name: name, pageID: pageID, kind: entry.kind, relativePath: "\(dir)/\(name)")
         }
     }
 
@@ -323,12 +334,13 @@ public struct LNotePackage: Sendable {
     }
 
     /// Temporary files left by interrupted atomic writes, relative to the package: in the
-    /// package directory, pages/, assets/ and thumbnails/.
+    /// package directory, pages/, assets/ and thumbnails/. A directory that is missing or a
+    /// link has none (it is listed through O_NOFOLLOW descriptors, like every package directory).
     public func strayTemporaryFiles() -> [String] {
-        var out = AtomicFile.strayTemporaryFiles(inDirectory: path)
-        for dir in [LNotePackage.pagesDirectory, LNotePackage.assetsDirectory, LNotePackage.thumbnailsDirectory]
-        where FileIO.kind(atPath: absolutePath(dir)) == .directory {
-            out += AtomicFile.strayTemporaryFiles(inDirectory: absolutePath(dir)).map { "\(dir)/\($0)" }
+        var out: [String] = []
+        for dir in ["", LNotePackage.pagesDirectory, LNotePackage.assetsDirectory, LNotePackage.thumbnailsDirectory] {
+            let names = ((try? FileIO.entries(of: dir, under: path, display: dir)) ?? []).map(\.name)
+            out += names.filter(AtomicFile.isTemporaryFileName).map { dir.isEmpty ? $0 : "\(dir)/\($0)" }
         }
         return out
     }

@@ -89,9 +89,16 @@ public enum PackageChecker {
             }
         }
 
+        // pages/, assets/ or thumbnails/ that is a link or not a directory is an error, not "empty".
+        func listing<T>(_ body: () throws(LNoteError) -> [T]) -> [T] {
+            do { return try body() } catch {
+                add(.error, error.file, error.rule, error.message)
+                return []
+            }
+        }
         let listed = package.listedPageIDs
-        for name in FileIO.listDirectory(atPath: package.absolutePath(LNotePackage.pagesDirectory)).sorted()
-        where !AtomicFile.isTemporaryFileName(name) {
+        let pageFiles = listing { () throws(LNoteError) in try package.entries(of: LNotePackage.pagesDirectory) }
+        for name in pageFiles.map(\.name) where !AtomicFile.isTemporaryFileName(name) {
             let file = "\(LNotePackage.pagesDirectory)/\(name)"
             let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
             if parts.count == 2, ["content", "journal"].contains(parts[1].lowercased()), let id = LNoteID(parts[0]) {
@@ -101,13 +108,6 @@ public enum PackageChecker {
             }
         }
 
-        // assets/ or thumbnails/ that is a link or not a directory is an error, not "empty".
-        func listing<T>(_ body: () throws(LNoteError) -> [T]) -> [T] {
-            do { return try body() } catch {
-                add(.error, error.file, error.rule, error.message)
-                return []
-            }
-        }
         let assets = listing { () throws(LNoteError) in try package.assetFiles() }
         if everyPageLoaded {
             for asset in assets where !referencedAssets.contains(asset.name.lowercased()) {

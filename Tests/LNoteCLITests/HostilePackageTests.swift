@@ -417,6 +417,23 @@ final class HostilePageTests: XCTestCase {
         assertContains(o.gc, "note: unreferenced assets kept: page 1 could not be read", "0 file(s) deleted")
         XCTAssertEqual(exported(w), [])
     }
+
+    /// pages/ a link while document.json lists no page: no page load trips over the link, so
+    /// check's own listing of pages/ must refuse it, not list the files it points at.
+    func testPagesDirectorySymlinkIsNotListedByCheck() throws {
+        let w = try HostileWorld(self)
+        try w.makeValid(pages: [])
+        try FileManager.default.removeItem(atPath: w.package + "/pages")
+        try w.link("pages", to: w.sibling + "/pages")
+        for args in [["check", w.package], ["check", "--json", w.package]] {
+            let r = runCLI(args)
+            XCTAssertEqual(r.status, ExitStatus.failure, r.all)
+            assertContains(r, "pages/ is a symbolic link, which is never followed")
+            // The sibling's pages/<p1>.content and .journal would show as unlisted pages.
+            XCTAssertFalse(r.all.contains(IDs.p1), "check listed files outside the package:\n\(r.all)")
+        }
+        assertContains(runCLI(["check", w.package]), "error: pages: [symlink] pages/ is a symbolic link, which is never followed")
+    }
 }
 
 // MARK: - Elements: the invalid ones are skipped, the rest renders

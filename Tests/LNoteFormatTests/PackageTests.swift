@@ -228,6 +228,9 @@ final class PackageTests: XCTestCase {
         try fm.createSymbolicLink(atPath: package + "/assets", withDestinationPath: outside)
         XCTAssertEqual(error { _ = try read("assets/a.jpg") }?.rule, "symlink")
         XCTAssertEqual(error { _ = try read("assets/a.jpg") }?.kind, .unsafePath)
+        // Listing goes through the same walk: the link's target is never listed.
+        XCTAssertEqual(error { _ = try FileIO.entries(of: "assets", under: package, display: "assets") }?.kind, .unsafePath)
+        XCTAssertEqual(error { _ = try FileIO.entries(of: "pages", under: package, display: "pages") }?.kind, .missing)
         // A real directory reads; a link as the last component, a file where a directory
         // should be and a missing file are refused as such.
         try fm.removeItem(atPath: package + "/assets")
@@ -235,6 +238,8 @@ final class PackageTests: XCTestCase {
         try AtomicFile.write(bytes("mine"), toPath: package + "/assets/a.jpg")
         XCTAssertEqual(try read("assets/a.jpg"), bytes("mine"))
         try fm.createSymbolicLink(atPath: package + "/assets/b.jpg", withDestinationPath: outside + "/a.jpg")
+        XCTAssertEqual(try FileIO.entries(of: "assets", under: package, display: "assets"),
+                       [.init(name: "a.jpg", kind: .regular), .init(name: "b.jpg", kind: .symlink)])
         XCTAssertEqual(error { _ = try read("assets/b.jpg") }?.kind, .unsafePath)
         XCTAssertEqual(error { _ = try read("assets/a.jpg/x") }?.kind, .unsafePath)
         XCTAssertEqual(error { _ = try read("assets/c.jpg") }?.kind, .missing)
