@@ -2,34 +2,71 @@ import Foundation
 
 /// Where a command's output goes. The real tool writes to standard output and standard error;
 /// tests capture both.
+///
+/// A failed write never stops the process (Foundation's `FileHandle.write(_:)` traps on one,
+/// e.g. `> /dev/full`): the first failure on standard output is kept in `outputFailure`, later
+/// output to it is dropped, and the tool exits non-zero with a message on standard error.
 public final class Console: @unchecked Sendable {
-    private let writeOut: (String) -> Void
-    private let writeErr: (String) -> Void
+    /// Each returns the errno of a failed write, nil when all of the text was written.
+    private let writeOut: (String) -> Int32?
+    private let writeErr: (String) -> Int32?
     /// True when standard error is a terminal, so a progress line can be redrawn in place.
     public let errorIsTerminal: Bool
     private let lock = NSLock()
+    private var outputErrno: Int32?
 
     public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, errorIsTerminal: Bool = false) {
-        self.writeOut = out
-        self.writeErr = err
+        self.writeOut = { out($0); return nil }
+        self.writeErr = { err($0); return nil }
+        self.errorIsTerminal = errorIsTerminal
+    }
+
+    /// A console writing to two file descriptors.
+    init(outputDescriptor: Int32, errorDescriptor: Int32, errorIsTerminal: Bool) {
+        self.writeOut = { Console.writeAll($0, to: outputDescriptor) }
+        self.writeErr = { Console.writeAll($0, to: errorDescriptor) }
         self.errorIsTerminal = errorIsTerminal
     }
 
     /// The process's standard output and standard error.
     public static func standard() -> Console {
-        Console(out: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
-                err: { text in FileHandle.standardError.write(Data(text.utf8)) },
-                errorIsTerminal: isatty(STDERR_FILENO) == 1)
+        Console(outputDescriptor: STDOUT_FILENO, errorDescriptor: STDERR_FILENO, errorIsTerminal: isatty(STDERR_FILENO) == 1)
+    }
+
+    /// Why standard output could not be written, once a write to it has failed.
+    public var outputFailure: String? {
+        lock.lock(); defer { lock.unlock() }
+        return outputErrno.map { String(cString: strerror($0)) }
     }
 
     public func print(_ line: String) {
         lock.lock(); defer { lock.unlock() }
-        writeOut(Console.visible(line) + "\n")
+        guard outputErrno == nil else { return }
+        outputErrno = writeOut(Console.visible(line) + "\n")
     }
 
+    /// Standard error is where failures are told; when it cannot be written either, there is
+    /// no one left to tell, and the exit status alone reports the failure.
     public func error(_ line: String) {
         lock.lock(); defer { lock.unlock() }
-        writeErr(Console.visible(line) + "\n")
+        _ = writeErr(Console.visible(line) + "\n")
+    }
+
+    /// write(2) of all of `text`, retrying short writes and EINTR; the errno of a failure.
+    private static func writeAll(_ text: String, to fd: Int32) -> Int32? {
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { buffer -> Int32? in
+            var done = 0
+            while done < buffer.count {
+                let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                done += n
+            }
+            return nil
+        }
     }
 
     /// Lines carry text from untrusted documents (titles, ids, asset names): control
@@ -55,14 +92,14 @@ public final class Console: @unchecked Sendable {
     public func progress(_ line: String) {
         guard errorIsTerminal else { return }
         lock.lock(); defer { lock.unlock() }
-        writeErr("\r\u{1B}[K" + line)
+        _ = writeErr("\r\u{1B}[K" + line)
     }
 
     /// Clears the progress line.
     public func endProgress() {
         guard errorIsTerminal else { return }
         lock.lock(); defer { lock.unlock() }
-        writeErr("\r\u{1B}[K")
+        _ = writeErr("\r\u{1B}[K")
     }
 }
 

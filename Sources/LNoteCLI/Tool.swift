@@ -35,7 +35,15 @@ public enum LNoteTool {
     }
 
     /// Runs the tool with `arguments` (without the program name); returns the exit status.
+    /// Output that could not be written (a full disk, a closed descriptor) makes it non-zero.
     public static func run(_ arguments: [String], console: Console) -> Int32 {
+        let status = dispatch(arguments, console: console)
+        guard let failure = console.outputFailure else { return status }
+        console.error("error: cannot write to standard output: \(failure)")
+        return status == ExitStatus.success ? ExitStatus.failure : status
+    }
+
+    private static func dispatch(_ arguments: [String], console: Console) -> Int32 {
         guard let first = arguments.first else {
             console.error(overview)
             return ExitStatus.usage

@@ -79,6 +79,25 @@ final class ProcessTests: XCTestCase {
         p.waitUntilExit()
     }
 
+    /// Standard output that cannot be written (a full disk) is an error on standard error and
+    /// exit status 1, not a crash: Foundation's FileHandle.write(_:) traps on a failed write.
+    func testUnwritableStandardOutputFailsCleanly() throws {
+        for args in [["info", Repo.sample], ["check", "--json", Repo.sample], ["--version"]] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: try binary("lnote-render"))
+            p.arguments = args
+            p.standardOutput = try XCTUnwrap(FileHandle(forWritingAtPath: "/dev/full"))
+            let err = Pipe()
+            p.standardError = err
+            try p.run()
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationReason, .exit, "\(args): \(text)")
+            XCTAssertEqual(p.terminationStatus, 1, "\(args): \(text)")
+            XCTAssertTrue(text.contains("error: cannot write to standard output: No space left on device"), "\(args): \(text)")
+        }
+    }
+
     func testSIGKILLDuringRegenerationAndCompactionLeavesEveryFileWhole() throws {
         let library = try generateLibrary()
         // How long one full run takes here, to spread the kills over it.
