@@ -31,7 +31,16 @@ enum DiffCommand {
         }
         let result = ImageComparison.compare(expected: expected, actual: actual, tolerance: tolerance)
         if let output = args.string("output") {
-            let diff = ImageComparison.diffImage(expected: expected, actual: actual, channelTolerance: tolerance.channelTolerance)
+            // Checked before the picture is allocated. Only images of different sizes get here,
+            // so they differ: exit 1, as for a diff image that cannot be written.
+            guard let diff = ImageComparison.diffImage(expected: expected, actual: actual,
+                                                       channelTolerance: tolerance.channelTolerance) else {
+                let size = ImageComparison.diffImageSize(expected: expected, actual: actual)
+                console.error("error: \(output): the diff image of \(expectedPath) (\(expected.width)×\(expected.height)) and "
+                              + "\(actualPath) (\(actual.width)×\(actual.height)) would be \(size.width)×\(size.height) pixels, "
+                              + "over the limit of \(ImageComparison.maxDiffImagePixels); not written")
+                return ExitStatus.failure
+            }
             do {
                 try AtomicFile.write(try PNGEncoder.encode(diff), toPath: output, display: output)
             } catch {

@@ -96,12 +96,30 @@ public enum ImageComparison {
         return result
     }
 
+    /// The most pixels a difference image may have: the renderer's page limit. Two images of
+    /// one size are each within the decoder's limit, so only very different shapes exceed it
+    /// (1000000×100 and 100×1000000 would ask for 4 TB).
+    public static let maxDiffImagePixels = RenderOptions.defaultMaxPixels
+
+    /// The size of the difference image of two images: the larger width by the larger height.
+    public static func diffImageSize(expected: Bitmap, actual: Bitmap) -> (width: Int, height: Int) {
+        (max(expected.width, actual.width), max(expected.height, actual.height))
+    }
+
+    /// Whether the difference image of two images stays within `maxDiffImagePixels`.
+    public static func diffImageFits(expected: Bitmap, actual: Bitmap) -> Bool {
+        let size = diffImageSize(expected: expected, actual: actual)
+        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        return !overflow && pixels <= maxDiffImagePixels
+    }
+
     /// A picture of where two same-size images differ: the expected image faded to a light
     /// grey, with every changed pixel painted — red when over the tolerance, yellow when within
     /// it — and stronger the larger the difference, so a reviewer sees both where and how much.
-    public static func diffImage(expected: Bitmap, actual: Bitmap, channelTolerance: Int) -> Bitmap {
-        let width = max(expected.width, actual.width)
-        let height = max(expected.height, actual.height)
+    /// Nil, with nothing allocated, when it would exceed `maxDiffImagePixels` (`diffImageFits`).
+    public static func diffImage(expected: Bitmap, actual: Bitmap, channelTolerance: Int) -> Bitmap? {
+        guard diffImageFits(expected: expected, actual: actual) else { return nil }
+        let (width, height) = diffImageSize(expected: expected, actual: actual)
         var out = Bitmap(width: width, height: height, fill: 255, isPremultiplied: false)
         let e = expected.unpremultiplied()
         let a = actual.unpremultiplied()

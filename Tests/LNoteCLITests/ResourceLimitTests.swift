@@ -135,6 +135,32 @@ final class ResourceLimitTests: XCTestCase {
         XCTAssertLessThan(r.seconds, 20)
     }
 
+    // MARK: diff image size
+
+    /// `diff -o` paints max(width) × max(height) pixels: a 100000×1 and a 1×100000 image (tiny
+    /// to decode) would ask for 40 GB. Refused before allocating, naming both files; the
+    /// executable runs under a 1 GB address-space limit, where the allocation would kill it.
+    func testDiffImageOfVeryDifferentShapesIsRefusedBeforeAllocating() throws {
+        let dir = try temporaryDirectory(name)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let wide = dir + "/wide.png", tall = dir + "/tall.png", out = dir + "/d.png"
+        try AtomicFile.write(PNGEncoder.encode(Bitmap(width: 100_000, height: 1, fill: 255)), toPath: wide)
+        try AtomicFile.write(PNGEncoder.encode(Bitmap(width: 1, height: 100_000, fill: 255)), toPath: tall)
+        let r = try runTool(["diff", wide, tall, "-o", out], addressSpaceMB: 1024)
+        XCTAssertFalse(r.signaled, r.all)
+        XCTAssertEqual(r.status, ExitStatus.failure, r.all)
+        XCTAssertTrue(r.err.contains("error: \(out): the diff image of \(wide) (100000×1) and \(tall) (1×100000) "
+                                     + "would be 100000×100000 pixels, over the limit of 100000000; not written"), r.all)
+        XCTAssertLessThan(r.maxRSS, 200 << 20)
+        XCTAssertEqual(FileIO.kind(atPath: out), .missing)
+
+        // The limit is the renderer's page limit, exactly.
+        let row = Bitmap(width: 10_000, height: 1), column = Bitmap(width: 1, height: 10_000)
+        XCTAssertTrue(ImageComparison.diffImageFits(expected: row, actual: column))
+        XCTAssertFalse(ImageComparison.diffImageFits(expected: Bitmap(width: 10_001, height: 1), actual: column))
+        XCTAssertNil(ImageComparison.diffImage(expected: Bitmap(width: 10_001, height: 1), actual: column, channelTolerance: 0))
+    }
+
     // MARK: elements per page
 
     /// The limit is checked as elements are read: with a syntax error after element 1001, a

@@ -146,9 +146,10 @@ func writeFailureArtifacts(name: String, expectedFile: URL?, expected: Bitmap?, 
         lines.append("  actual:   \(actualURL.path)")
         if let expected {
             let diffURL = dir.appendingPathComponent("diff.png")
-            let diff = ImageComparison.diffImage(expected: expected, actual: actual, channelTolerance: channelTolerance)
-            try writePNG(diff, to: diffURL)
-            lines.append("  diff:     \(diffURL.path)  (red: over the tolerance, yellow: within it, magenta: size mismatch)")
+            if let diff = ImageComparison.diffImage(expected: expected, actual: actual, channelTolerance: channelTolerance) {
+                try writePNG(diff, to: diffURL)
+                lines.append("  diff:     \(diffURL.path)  (red: over the tolerance, yellow: within it, magenta: size mismatch)")
+            }
         }
     } catch {
         lines.append("  (could not write the artifacts into \(dir.path): \(error))")
