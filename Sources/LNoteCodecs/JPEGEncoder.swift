@@ -2,6 +2,15 @@ import CCodecShim
 import LNoteBitmap
 
 public enum JPEGEncoder {
+    /// The JFIF density (dots per inch) for a resolution: rounded, then clamped to what JFIF
+    /// can hold (1-65535). The resolution follows the output scale, which may be tiny (a 100 px
+    /// thumbnail of a 200000-wide page: 0.36 dpi) or huge (`--dpi 72000`); the image is still
+    /// valid, so it gets the nearest density JFIF can say instead of a failed encode.
+    public static func density(pixelsPerInch ppi: Double) -> Int {
+        guard !ppi.isNaN else { return 72 }
+        return Int(min(max(ppi.rounded(), 1), 65535))
+    }
+
     /// Encodes `bitmap` as a baseline YCbCr 4:2:0 JPEG with a JFIF header giving
     /// `pixelsPerInch` (1-65535) on both axes, and, when `comment` is given, one COM marker
     /// holding exactly those bytes (at most 65,533).

@@ -112,7 +112,9 @@ public enum PNGEncoder {
         cOptions.buffer_size = Int32(clamping: tuning.bufferSize ?? 0)
         cOptions.srgb_intent = options.sRGB ? 0 : -1  // 0 = perceptual
         if let ppi = options.pixelsPerInch, ppi > 0 {
-            cOptions.pixels_per_metre = UInt32(clamping: Int((ppi / 0.0254).rounded()))
+            // At least 1 (a tiny scale would round to 0, which the shim takes as "no pHYs"),
+            // at most the 31 bits PNG allows, and never through Int(_:), which traps on huge values.
+            cOptions.pixels_per_metre = UInt32(min(max((ppi / 0.0254).rounded(), 1), Double(Int32.max)))
         }
 
         // An opaque premultiplied bitmap is already straight: skip the copy for the common case.

@@ -167,7 +167,7 @@ public struct PageExporter {
                 return try PNGEncoder.encode(rendered.bitmap, options: options)
             case .jpeg:
                 return try JPEGEncoder.encode(rendered.bitmap, quality: settings.jpegQuality,
-                                              pixelsPerInch: Int(ppi.rounded()))
+                                              pixelsPerInch: JPEGEncoder.density(pixelsPerInch: ppi))
             }
         } catch {
             throw LNoteError(.invalid, file: file, rule: "encode", message: error.description)

@@ -161,7 +161,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             let jpeg: [UInt8]
             do {
                 jpeg = try JPEGEncoder.encode(rendered.bitmap, quality: settings.quality,
-                                              pixelsPerInch: Int((72 * rendered.scale).rounded()),
+                                              pixelsPerInch: JPEGEncoder.density(pixelsPerInch: 72 * rendered.scale),
                                               comment: Array(fingerprint.text.utf8))
             } catch {
                 throw LNoteError(.invalid, file: thumbnail, rule: "encode", message: error.description)

@@ -71,6 +71,35 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertEqual(ihdr[9], 2, "opaque export is RGB")
     }
 
+    /// The JFIF density (dots per inch, big-endian X then Y) of a JPEG file.
+    func jfifDensity(_ path: String) throws -> [UInt8] {
+        let b = [UInt8](try XCTUnwrap(FileManager.default.contents(atPath: path)))
+        XCTAssertEqual(Array(b[6..<11]), Array("JFIF\0".utf8), "APP0 JFIF right after SOI")
+        return Array(b[14..<18])
+    }
+
+    /// The resolution follows the scale, which can be far below 1 dpi or above the 65535 JFIF
+    /// holds: every page still encodes, with the density clamped (PNG's pHYs at least 1).
+    func testTinyAndHugeScalesStillEncode() throws {
+        var run = CLIRun(["export", Repo.sample, "--pages", "1", "--format", "jpeg", "--scale", "0.005", "-o", dir + "/tiny.jpg"])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertEqual(try jfifDensity(dir + "/tiny.jpg"), [0, 1, 0, 1], "0.36 dpi is written as 1")
+
+        let w = try HostileWorld(self)
+        try w.makeValid(pages: [(IDs.p1, 10, 10), (IDs.p2, 200_000, 1000)])  // 1 pt square; 20000 pt wide
+        run = CLIRun(["export", w.package, "--pages", "1", "--dpi", "72000", "-o", dir + "/huge.jpg"])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertEqual(try jfifDensity(dir + "/huge.jpg"), [0xFF, 0xFF, 0xFF, 0xFF], "72000 dpi is written as 65535")
+        run = CLIRun(["export", w.package, "--pages", "2", "--width", "1", "-o", dir + "/wide.png"])
+        XCTAssertEqual(run.status, 0, run.err)
+        let phys = try XCTUnwrap(chunks(dir + "/wide.png").first { $0.0 == "pHYs" }?.1)
+        XCTAssertEqual(Array(phys[0..<8]), [0, 0, 0, 1, 0, 0, 0, 1], "0.0036 dpi is 1 pixel per metre, not none")
+        // A 100 px thumbnail of the 20000 pt page is 0.36 dpi too.
+        run = CLIRun(["thumbnails", "--width", "100", "-j", "1", w.package])
+        XCTAssertEqual(run.status, 0, run.out + run.err)
+        XCTAssertEqual(try jfifDensity(w.package + "/thumbnails/\(IDs.p2).jpg"), [0, 1, 0, 1])
+    }
+
     func testTransparentAndNoBackground() throws {
         XCTAssertEqual(CLIRun(["export", Repo.sample, "--pages", "1", "--scale", "0.25", "--transparent", "-o", dir + "/t.png"]).status, 0)
         let t = try decode(dir + "/t.png")

@@ -30,6 +30,18 @@ final class JPEGTests: XCTestCase {
         XCTAssertEqual(try ImageDecoder.probe(jpeg), ImageInfo(format: .jpeg, width: 160, height: 96))
     }
 
+    func testDensityIsRoundedAndClampedToWhatJFIFHolds() throws {
+        XCTAssertEqual(JPEGEncoder.density(pixelsPerInch: 144), 144)
+        XCTAssertEqual(JPEGEncoder.density(pixelsPerInch: 263.5), 264)
+        XCTAssertEqual(JPEGEncoder.density(pixelsPerInch: 0.36), 1)
+        XCTAssertEqual(JPEGEncoder.density(pixelsPerInch: 0), 1)
+        XCTAssertEqual(JPEGEncoder.density(pixelsPerInch: 72000), 65535)
+        XCTAssertEqual(JPEGEncoder.density(pixelsPerInch: .infinity), 65535)
+        XCTAssertEqual(JPEGEncoder.density(pixelsPerInch: .nan), 72)
+        // An explicit density outside JFIF's range is still refused.
+        XCTAssertThrowsError(try JPEGEncoder.encode(TestImages.gradient(width: 8, height: 8), pixelsPerInch: 0))
+    }
+
     func testSubsamplingIs420AndJFIFDensityIsDotsPerInch() throws {
         let jpeg = try JPEGEncoder.encode(TestImages.gradient(width: 33, height: 17), quality: 80, pixelsPerInch: 264)
         let segs = segments(jpeg)

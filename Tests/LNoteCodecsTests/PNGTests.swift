@@ -52,6 +52,18 @@ final class PNGTests: XCTestCase {
 
     // MARK: Chunks
 
+    /// pHYs is at least 1 pixel per metre (a tiny resolution does not round to 0) and at most
+    /// the 31 bits PNG allows.
+    func testPHYsIsClamped() throws {
+        func physValue(_ ppi: Double) throws -> [UInt8]? {
+            let png = try PNGEncoder.encode(TestImages.page(width: 4, height: 4), options: PNGEncodeOptions(pixelsPerInch: ppi))
+            return TinyPNG.chunks(png).first { $0.type == "pHYs" }.map { Array($0.data[0..<4]) }
+        }
+        XCTAssertEqual(try physValue(0.0036), TinyPNG.be32(1))
+        XCTAssertEqual(try physValue(1e300), TinyPNG.be32(UInt32(Int32.max)))
+        XCTAssertEqual(try physValue(0), nil, "no resolution, no pHYs")
+    }
+
     func testSRGBPHYsAndTextChunks() throws {
         let image = TestImages.page(width: 20, height: 10)
         let options = PNGEncodeOptions(pixelsPerInch: 144,
