@@ -50,6 +50,11 @@ enum ExportCommand {
             return ExitStatus.failure
         }
         let destination = try destination(output: args.string("output"), pageCount: indices.count, format: settings.format)
+        let exporter = PageExporter(package: package, settings: settings)
+        // Before anything is created or written: an output inside the package is refused.
+        if let refusal = exporter.refusal(of: destination) {
+            throw UsageError("-o \(args.string("output") ?? "."): \(refusal.message)")
+        }
         if case .directory(let dir) = destination {
             do {
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -62,7 +67,6 @@ enum ExportCommand {
         let toStandardOutput = destination == .standardOutput
         let say = { (line: String) in toStandardOutput ? console.error(line) : console.print(line) }
 
-        let exporter = PageExporter(package: package, settings: settings)
         var done = 0
         let results = exporter.export(pages: indices, to: destination, jobs: jobs) { page in
             done += 1

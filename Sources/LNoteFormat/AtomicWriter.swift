@@ -93,7 +93,8 @@ public enum AtomicFile {
         _ = fsync(dfd)
     }
 
-    static func split(_ path: String) -> (dir: String, name: String) {
+    /// The directory ("" for none, "/" for the root) and the last component of a path.
+    public static func split(_ path: String) -> (dir: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return ("", path) }
         let dir = String(path[..<slash])
         return (dir.isEmpty ? "/" : dir, String(path[path.index(after: slash)...]))

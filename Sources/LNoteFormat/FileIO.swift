@@ -197,6 +197,26 @@ public enum FileIO {
         _ = fsync(dfd)
     }
 
+    /// `path` as the file system will resolve it once what is missing has been created: absolute,
+    /// without symbolic links, `.` or `..`. The longest prefix that exists goes through realpath;
+    /// the components after it do not exist yet (a write or mkdir creates them as real entries),
+    /// so they are applied as written. Nil only when not even the working directory resolves.
+    public static func resolvedPath(_ path: String) -> String? {
+        let absolute = path.hasPrefix("/")
+        let parts = path.split(separator: "/").map(String.init)
+        for existing in stride(from: parts.count, through: 0, by: -1) {
+            let prefix = (absolute ? "/" : "") + parts[..<existing].joined(separator: "/")
+            guard let real = realpath(prefix.isEmpty ? "." : prefix, nil) else { continue }
+            var resolved = String(cString: real).split(separator: "/").map(String.init)
+            free(real)
+            for part in parts[existing...] {
+                if part == ".." { _ = resolved.popLast() } else if part != "." { resolved.append(part) }
+            }
+            return "/" + resolved.joined(separator: "/")
+        }
+        return nil
+    }
+
     /// fsync of a directory, so a rename or unlink in it is durable.
     static func syncDirectory(atPath path: String) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

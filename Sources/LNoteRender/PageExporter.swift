@@ -80,12 +80,45 @@ public struct PageExporter {
         return "page-" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + "." + format.fileExtension
     }
 
+    /// Why `destination` may not be written: it resolves inside the package (section 6: rendering
+    /// only reads it; `-o P.lnote/document.json` would replace a source file with an image, and
+    /// `-o P.lnote/pages/` would add files to it). Nil when it is outside.
+    public func refusal(of destination: ExportDestination) -> LNoteError? {
+        let shown: String, output: String?
+        switch destination {
+        case .standardOutput:
+            return nil
+        case .directory(let dir):
+            (shown, output) = (dir, FileIO.resolvedPath(dir))
+        case .file(let path):
+            // The directory is resolved through links; the name is not followed, because the
+            // atomic write replaces a link of that name instead of writing through it.
+            let (dir, name) = AtomicFile.split(path)
+            let parent = dir.isEmpty ? "." : dir
+            shown = path
+            output = name == "." || name == ".." ? FileIO.resolvedPath(path) : FileIO.resolvedPath(parent).map { $0 + "/" + name }
+        }
+        guard let output, let packagePath = FileIO.resolvedPath(package.path) else {
+            return LNoteError(.io, file: shown, rule: "output", message: "cannot resolve the output or the package path")
+        }
+        guard output == packagePath || output.hasPrefix(packagePath + "/") else { return nil }
+        return LNoteError(.unsafePath, file: shown, rule: "output-inside-package",
+                          message: "the output is inside the package \(package.path) (\(output)); export never writes into the package")
+    }
+
     /// Exports the pages at `indices` (0-based) to `destination`, up to `jobs` pages at once,
     /// and calls `progress` on the calling thread once per page, in the order of `indices`,
     /// whatever order the pages finish in. Each page is written by itself, so the files do not
-    /// depend on `jobs`.
+    /// depend on `jobs`. A destination inside the package (`refusal(of:)`) fails every page.
     public func export(pages indices: [Int], to destination: ExportDestination, jobs: Int = 1,
                        progress: (ExportedPage) -> Void = { _ in }) -> [ExportedPage] {
+        if let error = refusal(of: destination) {
+            return indices.map { index in
+                let result = ExportedPage(number: index + 1, error: error)
+                progress(result)
+                return result
+            }
+        }
         let workers = workerCount(for: indices, jobs: jobs)
         if workers <= 1 {
             return indices.map { index in

@@ -1,6 +1,8 @@
 import Foundation
 import LNoteBitmap
 import LNoteCodecs
+import LNoteFormat
+import LNoteRender
 import XCTest
 
 final class ExportCommandTests: XCTestCase {
@@ -193,6 +195,47 @@ final class ExportCommandTests: XCTestCase {
         let before = try FileManager.default.subpathsOfDirectory(atPath: doc).sorted()
         XCTAssertEqual(CLIRun(["export", doc, "--scale", "0.2", "-o", dir + "/out"]).status, 0)
         XCTAssertEqual(try FileManager.default.subpathsOfDirectory(atPath: doc).sorted(), before)
+    }
+
+    /// An output that resolves inside the package (directly, through `..`, through a link
+    /// outside it, or as the default "." from inside it) is a usage error, found before
+    /// anything is created or written; the package stays byte for byte the same.
+    func testOutputInsideThePackageIsRefusedBeforeWriting() throws {
+        let doc = try Repo.copySample(to: dir)
+        let name = Repo.sampleName
+        try FileManager.default.createSymbolicLink(atPath: dir + "/pages-link", withDestinationPath: doc + "/pages")
+        let before = snapshotTree(dir)
+        let outputs = ["\(doc)/document.json", "\(doc)/pages/", "\(doc)/pages/x.png", doc, doc + "/", "\(doc)/new/sub/",
+                       "\(dir)/missing/../\(name)/pages/..", "\(dir)/pages-link/", "\(dir)/pages-link/x.png"]
+        for output in outputs {
+            for pages in output.hasSuffix(".png") ? ["1"] : ["1", "1-2"] {
+                let run = CLIRun(["export", doc, "--pages", pages, "--scale", "0.1", "-o", output])
+                XCTAssertEqual(run.status, 2, "\(output): \(run.out)\(run.err)")
+                XCTAssertTrue(run.err.contains("error: -o \(output): the output is inside the package \(doc)"), "\(output): \(run.err)")
+                XCTAssertTrue(run.err.contains("export never writes into the package"), run.err)
+            }
+        }
+        // The default output, the current directory, inside the package.
+        let cwd = FileManager.default.currentDirectoryPath
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(doc + "/pages"))
+        let run = CLIRun(["export", "..", "--pages", "1", "--scale", "0.1"])
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(cwd))
+        XCTAssertEqual(run.status, 2, run.err)
+        XCTAssertTrue(run.err.contains("error: -o .: the output is inside the package \(doc) (\(doc)/pages)"), run.err)
+        XCTAssertTrue(treeChanges(before, snapshotTree(dir)).isEmpty, "\(treeChanges(before, snapshotTree(dir)).keys.sorted())")
+
+        // A link outside the package named as the output file is replaced, not written through.
+        try FileManager.default.createSymbolicLink(atPath: dir + "/doc-link.png", withDestinationPath: doc + "/document.json")
+        XCTAssertEqual(CLIRun(["export", doc, "--pages", "1", "--scale", "0.1", "-o", dir + "/doc-link.png"]).status, 0)
+        XCTAssertEqual(try decode(dir + "/doc-link.png").width, 83)
+        XCTAssertEqual(snapshotTree(doc), before.filter { $0.key.hasPrefix(name + "/") }
+            .reduce(into: [:]) { $0[String($1.key.dropFirst(name.count + 1))] = $1.value })
+        // The library refuses too: every page fails, nothing is written.
+        let package = try LNotePackage.open(at: URL(fileURLWithPath: doc))
+        let exporter = PageExporter(package: package, settings: ExportSettings(format: .png, render: RenderOptions(size: .scale(0.1))))
+        let results = exporter.export(pages: [0, 1], to: .file(doc + "/document.json"))
+        XCTAssertEqual(results.map { $0.error?.rule }, ["output-inside-package", "output-inside-package"])
+        XCTAssertTrue(treeChanges(before.filter { $0.key.hasPrefix(name) }, snapshotTree(dir).filter { $0.key.hasPrefix(name) }).isEmpty)
     }
 
     func testHelpOnEverySubcommand() {
