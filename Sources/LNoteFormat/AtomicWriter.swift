@@ -73,10 +73,11 @@ public enum AtomicFile {
         func fail(_ what: String, _ code: Int32) -> LNoteError {
             LNoteError(.io, file: shown, rule: "write", message: "\(what): \(FileIO.errnoText(code))")
         }
-        // Keep the permissions of the file being replaced.
+        // Keep the permissions of the file being replaced, but not setuid, setgid or sticky:
+        // new content must not inherit privileges granted to the old.
         var mode: mode_t = 0o644
         var st = stat()
-        if fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG { mode = st.st_mode & 0o7777 }
+        if fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG { mode = st.st_mode & 0o777 }
 
         let fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw fail("cannot create a temporary file", errno) }
@@ -84,8 +85,8 @@ public enum AtomicFile {
         defer { if !ok { unlinkat(dfd, tmp, 0) } }
         if let code = FileIO.writeAll(fd, bytes) { close(fd); throw fail("write failed", code) }
         if failAt == .afterTempWrite { close(fd); throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
+        _ = fchmod(fd, mode)  // the mode given to openat was narrowed by the umask
         guard fsync(fd) == 0 else { let code = errno; close(fd); throw fail("fsync failed", code) }
-        _ = fchmod(fd, mode)
         guard close(fd) == 0 else { throw fail("close failed", errno) }
         if failAt == .beforeRename { throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
         guard renameat(dfd, tmp, dfd, name) == 0 else { throw fail("rename failed", errno) }

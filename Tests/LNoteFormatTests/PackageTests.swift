@@ -274,6 +274,25 @@ final class PackageTests: XCTestCase {
         XCTAssertEqual(FileIO.kind(atPath: link), .regular)
     }
 
+    /// A replaced file keeps its permission bits, but never setuid, setgid or sticky.
+    func testAtomicWriteKeepsPermissionsWithoutSpecialBits() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let target = dir.appendingPathComponent("tool").path
+        try AtomicFile.write(bytes("old"), toPath: target)
+        func mode() -> mode_t {
+            var st = stat()
+            return lstat(target, &st) == 0 ? st.st_mode & 0o7777 : 0
+        }
+        XCTAssertEqual(chmod(target, 0o600), 0)
+        try AtomicFile.write(bytes("new"), toPath: target)
+        XCTAssertEqual(mode(), 0o600, "permissions kept")
+        XCTAssertEqual(chmod(target, 0o7755), 0)
+        try XCTSkipUnless(mode() & 0o6000 != 0, "this file system does not keep setuid/setgid bits")
+        try AtomicFile.write(bytes("newer"), toPath: target)
+        XCTAssertEqual(mode(), 0o755, "setuid, setgid and sticky dropped")
+        XCTAssertEqual(try FileIO.readRegularFile(atPath: target, display: "t"), bytes("newer"))
+    }
+
     func testTemporaryFileNames() throws {
         let name = AtomicFile.temporaryName(for: "manifest.json")
         XCTAssertTrue(name.hasPrefix(".manifest.json.tmp-"))
