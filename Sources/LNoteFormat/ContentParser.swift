@@ -14,12 +14,19 @@ public struct PageContent: Sendable, Equatable {
     public var diagnostics: [Diagnostic]
     /// How many elements were skipped as invalid (all of them, not only those with a warning).
     public var skippedElements: Int
+    /// The file's top-level members other than `format` and `elements` (keys a newer app added),
+    /// each as its text `"key": value` exactly as read, in file order, duplicates included.
+    /// Compaction writes them back, as it does the unknown keys inside elements. The slices
+    /// share the file's bytes.
+    public var unknownMembers: [ArraySlice<UInt8>]
 
-    public init(format: Int = 1, elements: [Element], diagnostics: [Diagnostic] = [], skippedElements: Int? = nil) {
+    public init(format: Int = 1, elements: [Element], diagnostics: [Diagnostic] = [], skippedElements: Int? = nil,
+                unknownMembers: [ArraySlice<UInt8>] = []) {
         self.format = format
         self.elements = elements
         self.diagnostics = diagnostics
         self.skippedElements = skippedElements ?? diagnostics.count
+        self.unknownMembers = unknownMembers
     }
 }
 
@@ -114,6 +121,7 @@ public enum ContentParser {
         var elements: [Element]? = nil
         var diagnostics: [Diagnostic] = []
         var skippedCount = 0
+        var unknownMembers: [ArraySlice<UInt8>] = []
         do {
             s.skipBOM()
             s.skipWhitespace()
@@ -127,7 +135,9 @@ public enum ContentParser {
             try s.beginObject()
             var first = true
             var key: [UInt8] = []
+            var memberSearchStart = s.pos
             while try s.nextMember(first: &first, key: &key) {
+                defer { memberSearchStart = s.pos }
                 if key == keyElements {
                     // Duplicate keys: the last `elements` counts, so start afresh each time.
                     guard s.peek() == _lbracket else {
@@ -167,7 +177,16 @@ public enum ContentParser {
                 } else if key == keyFormat {
                     format = try s.parseValue()
                 } else {
+                    // Kept as text, not as a parsed value: it is only written back. Between the
+                    // end of the previous member and the key there is only whitespace and at most
+                    // one comma, so the key starts at the first quote after it.
+                    var keyStart = memberSearchStart
+                    while buf[keyStart] != _quote { keyStart += 1 }
                     try s.skipValue()
+                    // `skipValue` also consumes the whitespace after the value.
+                    var end = s.pos
+                    while end > keyStart, [0x20, 0x0A, 0x0D, 0x09].contains(buf[end - 1]) { end -= 1 }
+                    unknownMembers.append(source[keyStart..<end])
                 }
             }
             try s.finish()
@@ -182,7 +201,8 @@ public enum ContentParser {
         guard let elements else {
             throw .rule(LNoteError(.invalid, file: file, rule: "elements", message: "the content has no elements array"))
         }
-        return PageContent(format: version, elements: elements, diagnostics: diagnostics, skippedElements: skippedCount)
+        return PageContent(format: version, elements: elements, diagnostics: diagnostics, skippedElements: skippedCount,
+                           unknownMembers: unknownMembers)
     }
 
     /// `format`: missing means 1; a higher one fails; anything but a positive integer is invalid.

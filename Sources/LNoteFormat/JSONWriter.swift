@@ -73,15 +73,25 @@ extension Element {
 public enum ContentWriter {
     /// A content file (format 1) holding `elements` in order, each written as its `json` bytes
     /// unchanged, one per line.
-    public static func snapshot(_ elements: [Element]) -> [UInt8] {
+    ///
+    /// `unknownMembers` (`PageContent.unknownMembers`: top-level members a newer app added, as
+    /// their text) follow `elements`, unchanged and in their original order, one per line. After
+    /// the known keys rather than in their original places: member order carries no meaning in
+    /// JSON, and keeping their relative order keeps "of duplicate keys the last counts" true.
+    public static func snapshot(_ elements: [Element], unknownMembers: [ArraySlice<UInt8>] = []) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(elements.reduce(64) { $0 + $1.json.count + 2 })
+        out.reserveCapacity(elements.reduce(64) { $0 + $1.json.count + 2 } + unknownMembers.reduce(0) { $0 + $1.count + 2 })
         out.append(contentsOf: "{\"format\":1,\"elements\":[".utf8)
         for (i, e) in elements.enumerated() {
             out.append(contentsOf: i == 0 ? [0x0A] : [0x2C, 0x0A])
             out.append(contentsOf: e.json)
         }
-        out.append(contentsOf: "\n]}\n".utf8)
+        out.append(contentsOf: "\n]".utf8)
+        for member in unknownMembers {
+            out.append(contentsOf: [0x2C, 0x0A])
+            out.append(contentsOf: member)
+        }
+        out.append(contentsOf: "}\n".utf8)
         return out
     }
 }

@@ -27,6 +27,9 @@ public struct LoadedPage: Sendable, Equatable {
     public var journalFile: String?
     /// How many elements of the snapshot were skipped as invalid.
     public var skippedSnapshotElements: Int
+    /// The snapshot's top-level keys other than `format` and `elements`, as text (see
+    /// `PageContent.unknownMembers`); compaction keeps them.
+    public var unknownContentMembers: [ArraySlice<UInt8>] = []
 }
 
 /// A page's source files as read from disk, not yet parsed.
@@ -162,7 +165,7 @@ public struct LNotePackage: Sendable {
         }
         return LoadedPage(entry: entry, elements: elements, diagnostics: diagnostics, journal: report,
                           contentFile: source.contentFile, journalFile: source.journalFile,
-                          skippedSnapshotElements: content.skippedElements)
+                          skippedSnapshotElements: content.skippedElements, unknownContentMembers: content.unknownMembers)
     }
 
     /// Finds `pages/<id>.<ext>`: the exact name (as the id is written) first, then any file whose
@@ -348,7 +351,8 @@ public struct LNotePackage: Sendable {
     // MARK: compaction
 
     /// Compacts a page: the replayed elements are written as a new snapshot (atomically, each
-    /// element's JSON unchanged, format 1), then the journal is removed.
+    /// element's JSON unchanged, the snapshot's unknown top-level keys after them, format 1),
+    /// then the journal is removed.
     ///
     /// Interrupted between the two steps, the journal is replayed over the new snapshot on the
     /// next load. That gives the same elements only if replay is idempotent for this journal,
@@ -368,7 +372,7 @@ public struct LNotePackage: Sendable {
             throw LNoteError(.invalid, file: page.contentFile, rule: "compaction-would-drop",
                              message: "\(page.skippedSnapshotElements) invalid element(s) in the snapshot would be lost; not compacted")
         }
-        let snapshot = ContentWriter.snapshot(page.elements)
+        let snapshot = ContentWriter.snapshot(page.elements, unknownMembers: page.unknownContentMembers)
         let journal = try FileIO.readRegularFile(relative: journalFile, under: path, display: journalFile, maxBytes: FileLimits.journal)
         // The replay over the new snapshot, as after a crash between the two steps. The snapshot
         // can be unreadable although the page was not: a journal element nested 63 levels deep

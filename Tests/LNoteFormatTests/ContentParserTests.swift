@@ -164,6 +164,17 @@ final class ContentParserTests: XCTestCase {
         XCTAssertTrue(failure("{\"x\":")?.description.contains(file) ?? false)
     }
 
+    func testUnknownTopLevelKeysAreKeptAsTextAndWrittenBack() throws {
+        let text = "{ \"a\" :1,\"format\":1,\n \"x\": {\"y\":[1,2]} , \"elements\":[],\"\\u0078\":null,\"a\":[\"}\"]}"
+        let c = try ContentParser.parse(bytes(text), file: file)
+        XCTAssertEqual(c.unknownMembers.map { String(decoding: $0, as: UTF8.self) },
+                       [#""a" :1"#, #""x": {"y":[1,2]}"#, #""\u0078":null"#, #""a":["}"]"#])
+        // Written back after the known keys, in order; they read back the same.
+        let again = try ContentParser.parse(ContentWriter.snapshot(c.elements, unknownMembers: c.unknownMembers), file: file)
+        XCTAssertEqual(again.unknownMembers, c.unknownMembers)
+        XCTAssertEqual(try ContentParser.parse(bytes(contentJSON([])), file: file).unknownMembers, [])
+    }
+
     func testElementLimitMakesThePageFail() throws {
         let three = contentJSON([strokeJSON("A"), strokeJSON("B"), "1"])
         XCTAssertEqual(try ContentParser.parse(bytes(three), file: file, elementLimit: 3).elements.count, 2)

@@ -337,6 +337,24 @@ final class PackageTests: XCTestCase {
         XCTAssertFalse(try pkg.compact(entry).compacted)
     }
 
+    func testCompactionKeepsUnknownTopLevelKeysOfTheContentFile() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let content = "pages/\(TestIDs.page1).content"
+        let url = try makePackage(in: dir, files: [
+            "document.json": bytes(documentJSON(pages: [pageEntryJSON(TestIDs.page1)])),
+            content: bytes(#"{"format":1,"elements":[],"x":{"y":[1,2]}}"#),
+            "pages/\(TestIDs.page1).journal": Journal.addFrame(stroke("A")),
+        ])
+        let pkg = try LNotePackage.open(at: url)
+        let entry = try XCTUnwrap(pkg.pages[0].entry)
+        XCTAssertTrue(try pkg.compact(entry).compacted)
+        let written = try String(contentsOf: url.appendingPathComponent(content), encoding: .utf8)
+        XCTAssertTrue(written.contains(#""x":{"y":[1,2]}"#), written)
+        let page = try pkg.loadPage(entry)
+        XCTAssertEqual(page.elements.map(\.id), ["A"])
+        XCTAssertEqual(page.unknownContentMembers.map { String(decoding: $0, as: UTF8.self) }, [#""x":{"y":[1,2]}"#])
+    }
+
     func testInterruptedCompactionGivesTheSameResult() throws {
         let url = try makeStandardPackage()
         let pkg = try LNotePackage.open(at: url)
