@@ -71,8 +71,16 @@ public struct JournalReport: Sendable, Equatable {
         }
     }
 
+    /// Discarded frames recorded one by one per journal; beyond this they are only counted (a
+    /// 1 GiB journal of 10-byte bad frames must not become 100 million records and warnings).
+    /// The same number as content files' warnings.
+    public static let maxRecordedDiscards = ContentLimits.maxWarningsPerPage
+
     public var applied: [AppliedFrame] = []
+    /// The first `maxRecordedDiscards` discarded frames; `discardedCount` counts them all.
     public var discarded: [DiscardedFrame] = []
+    /// How many frames were discarded (all of them, not only those in `discarded`).
+    public internal(set) var discardedCount = 0
     /// Offset of a torn tail (a header shorter than 9 bytes, or a declared length past the end
     /// of the file), where replay stopped; nil when the journal ends cleanly.
     public var tornTailOffset: Int? = nil
@@ -82,13 +90,17 @@ public struct JournalReport: Sendable, Equatable {
     public init() {}
 
     public var appliedCount: Int { applied.count }
-    public var discardedCount: Int { discarded.count }
-    public var frameCount: Int { applied.count + discarded.count }
+    public var frameCount: Int { applied.count + discardedCount }
 
-    /// One warning per discarded frame, and one for a torn tail.
+    /// One warning per recorded discarded frame, one summary for the rest, and one for a torn
+    /// tail.
     public func diagnostics(file: String) -> [Diagnostic] {
         var out = discarded.map {
             Diagnostic(severity: .warning, file: file, offset: $0.offset, rule: $0.rule, message: $0.message)
+        }
+        if discardedCount > discarded.count {
+            out.append(Diagnostic(severity: .warning, file: file, rule: "journal-more-discarded",
+                                  message: "… and \(discardedCount - discarded.count) more discarded frames"))
         }
         if let t = tornTailOffset {
             out.append(Diagnostic(severity: .warning, file: file, offset: t, rule: "journal-torn-tail",
@@ -173,8 +185,11 @@ public enum Journal {
                 let payload = UnsafeBufferPointer(rebasing: buf[(offset + headerSize)..<(offset + headerSize + length)])
                 let frameOffset = offset
                 offset += headerSize + length
-                func discard(_ reason: JournalReport.DiscardedFrame.Reason) {
-                    report.discarded.append(.init(offset: frameOffset, typeByte: typeByte, length: length, reason: reason))
+                func discard(_ reason: @autoclosure () -> JournalReport.DiscardedFrame.Reason) {
+                    report.discardedCount += 1
+                    if report.discarded.count < JournalReport.maxRecordedDiscards {
+                        report.discarded.append(.init(offset: frameOffset, typeByte: typeByte, length: length, reason: reason()))
+                    }
                 }
                 guard crc(type: typeByte, payload: payload) == storedCRC else { discard(.crcMismatch); continue }
                 guard let type = JournalFrameType(rawValue: typeByte) else { discard(.unknownType(typeByte)); continue }

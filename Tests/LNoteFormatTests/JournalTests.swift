@@ -76,6 +76,26 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(report.appliedCount, 1)
     }
 
+    func testDiscardedFramesAreCountedButRecordedOnlyUpToTheWarningLimit() throws {
+        // 10-byte frames (one payload byte) whose CRC does not match: a 1 GiB journal of them is
+        // 100 million frames, which must not become as many records and warnings.
+        var frame = Journal.deleteFrame(id: "A")
+        frame[4] ^= 0xFF
+        let n = 10_000
+        let (els, report) = try replay(Array(repeating: frame, count: n) + [Array(frame.prefix(4))], onto: [stroke("A")])
+        XCTAssertEqual(els.map(\.id), ["A"])
+        XCTAssertEqual(report.discardedCount, n)
+        XCTAssertEqual(report.frameCount, n)
+        XCTAssertEqual(report.discarded.count, ContentLimits.maxWarningsPerPage)
+        XCTAssertEqual(report.discarded.last?.offset, (ContentLimits.maxWarningsPerPage - 1) * frame.count)
+        let diagnostics = report.diagnostics(file: file)
+        XCTAssertEqual(diagnostics.count, ContentLimits.maxWarningsPerPage + 2)
+        XCTAssertEqual(diagnostics[ContentLimits.maxWarningsPerPage].rule, "journal-more-discarded")
+        XCTAssertEqual(diagnostics[ContentLimits.maxWarningsPerPage].message,
+                       "… and \(n - ContentLimits.maxWarningsPerPage) more discarded frames")
+        XCTAssertEqual(diagnostics.last?.rule, "journal-torn-tail")
+    }
+
     func testUnknownTypeDiscarded() throws {
         let (els, report) = try replay([Journal.encodeFrame(type: 7, payload: stroke("X").json),
                                         Journal.encodeFrame(type: 0, payload: bytes("A"))], onto: [stroke("A")])
