@@ -3,7 +3,8 @@
 // The `points` arrays are most of the bytes of a page, so they are decoded by a dedicated loop
 // straight into a reusable Int32 scratch buffer (one copy into the stroke's array at the end, no
 // per-number allocation). Everything else in an element is small and goes through the generic
-// `JSONValue` path, which keeps the rules readable.
+// `JSONValue` path, which keeps the rules readable; values whose contents are never looked at
+// (a `format` or `frame` of the wrong type) are only validated, not built (`JSONShape`).
 
 /// The decoded content of one page: its elements in z-order, and warnings for what was skipped.
 public struct PageContent: Sendable, Equatable {
@@ -127,7 +128,7 @@ public enum ContentParser {
             s.skipWhitespace()
             guard s.peek() == _lbrace else {
                 // Still a JSON error if it is not JSON at all; otherwise the wrong type.
-                _ = try s.parseValue()
+                try s.validateValue()
                 try s.finish()
                 throw ContentFailure.rule(LNoteError(.invalid, file: file, rule: "content-object",
                                                      message: "the content is not a JSON object"))
@@ -141,7 +142,7 @@ public enum ContentParser {
                 if key == keyElements {
                     // Duplicate keys: the last `elements` counts, so start afresh each time.
                     guard s.peek() == _lbracket else {
-                        let v = try s.parseValue()
+                        let v = try s.parseValue(.typeOnly)
                         throw ContentFailure.rule(LNoteError(.invalid, file: file, rule: "elements",
                                                              message: "elements is \(v.typeName), not an array"))
                     }
@@ -175,7 +176,7 @@ public enum ContentParser {
                     diagnostics = found
                     skippedCount = skipped
                 } else if key == keyFormat {
-                    format = try s.parseValue()
+                    format = try s.parseValue(.typeOnly)
                 } else {
                     // Kept as text, not as a parsed value: it is only written back. Between the
                     // end of the previous member and the key there is only whitespace and at most
@@ -257,7 +258,7 @@ private enum Field {
         if s.peek() == _quote, let r = s.scanPlainString() {
             return .string(String(decoding: UnsafeBufferPointer(start: s.base + r.lowerBound, count: r.count), as: UTF8.self))
         }
-        let v = try s.parseValue()
+        let v = try s.parseValue(.typeOnly)
         if case .string(let text) = v { return .string(text) }
         return .value(v)
     }
@@ -325,7 +326,7 @@ struct ElementReader {
         s.skipWhitespace()
         let start = s.pos
         guard s.peek() == _lbrace else {
-            let v = try s.parseValue()
+            let v = try s.parseValue(.typeOnly)
             return .failure(ElementProblem(id: nil, rule: "element-object", message: "the element is \(v.typeName), not an object"))
         }
         try s.beginObject()
@@ -345,10 +346,10 @@ struct ElementReader {
             case .id: id = try Field.read(&s)
             case .tool: tool = try Field.read(&s)
             case .color: color = try Field.read(&s)
-            case .asset: asset = try s.parseValue()
-            case .frame: frame = try s.parseValue()
-            case .rotation: rotation = try s.parseValue()
-            case .opacity: opacity = try s.parseValue()
+            case .asset: asset = try s.parseValue(.typeOnly)
+            case .frame: frame = try ElementReader.readFrame(&s)
+            case .rotation: rotation = try s.parseValue(.typeOnly)
+            case .opacity: opacity = try s.parseValue(.typeOnly)
             case .other: try s.skipValue()
             }
         }
@@ -447,6 +448,20 @@ struct ElementReader {
         return .success(Element(id: idString, kind: kind, json: json))
     }
 
+    /// `frame`: only an array of exactly 4 integers is valid, so only its first 5 items are built
+    /// (a fifth is enough to tell it is too long); the rest is validated. Anything else comes
+    /// back by its type only.
+    private static func readFrame(_ s: inout JSONScanner) throws(JSONError) -> JSONValue {
+        guard s.peek() == _lbracket else { return try s.parseValue(.typeOnly) }
+        try s.beginArray()
+        var items: [JSONValue] = []
+        var first = true
+        while try s.nextElement(first: &first) {
+            if items.count <= 4 { items.append(try s.parseValue(.typeOnly)) } else { try s.validateValue() }
+        }
+        return .array(items)
+    }
+
     /// The hot loop: a `points` array decoded into the scratch buffer. Values that are not JSON
     /// integers, or do not fit their field, are remembered as the first problem while the rest of
     /// the array is still validated (the file must be valid JSON whatever the element's fate).
@@ -458,7 +473,7 @@ struct ElementReader {
     private mutating func readPoints(_ s: inout JSONScanner) throws(JSONError) -> PointsScan {
         var result = PointsScan()
         guard s.peek() == _lbracket else {
-            result.notArray = try s.parseValue().typeName
+            result.notArray = try s.parseValue(.typeOnly).typeName
             return result
         }
         try s.beginArray()
@@ -680,7 +695,7 @@ struct ElementReader {
         guard c == _minus || (c >= _zero && c <= _nine) else {
             // A string, object, literal... validated and skipped.
             s.pos = pos
-            let v = try s.parseValue()
+            let v = try s.parseValue(.typeOnly)
             pos = s.pos
             if problem == nil {
                 problem = ElementProblem(id: nil, rule: "points-integer", message: "points value \(n) is \(v.typeName), not an integer")

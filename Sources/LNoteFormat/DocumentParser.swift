@@ -62,18 +62,47 @@ public enum DocumentParser {
     /// Template spacing range in 0.1 pt.
     public static let spacingRange: ClosedRange<Int64> = 40...100_000
 
+    /// More page entries than this make the document fail. Not a limit of the format: like
+    /// `FileLimits`, it refuses what no app writes. Every entry, even an invalid `0`, becomes a
+    /// page slot of about 200 bytes, so a 256 MiB document.json of `0,` entries would otherwise
+    /// need some 25 GB; with this limit, at most about 350 MB.
+    public static let maxPageEntries = 1_000_000
+    /// Warnings reported one by one; beyond this they are counted in one summary warning.
+    public static let maxWarnings = ContentLimits.maxWarningsPerPage
+
+    /// What is built of a page entry (the rest is validated and skipped).
+    private static let pageShape = JSONShape.object([
+        "id": .typeOnly, "width": .typeOnly, "height": .typeOnly, "createdAt": .typeOnly, "modifiedAt": .typeOnly,
+        "elementCount": .typeOnly,
+        "background": .object(["color": .typeOnly, "template": .typeOnly, "spacing": .typeOnly, "lineColor": .typeOnly]),
+    ])
+    /// The members of the document object read, besides `pages`.
+    private static let rootKeys: Set<String> = ["format", "id", "title", "createdAt", "modifiedAt"]
+
     /// Parses `document.json`. Throws (the document fails) when it is not valid JSON, not an
-    /// object, has a newer or invalid `format`, or has no `pages` array.
-    public static func parse(_ bytes: [UInt8], file: String = fileName) throws(LNoteError) -> DocumentInfo {
-        let root: JSONValue
-        do { root = try JSONValue.parse(bytes) } catch { throw LNoteError.json(error, file: file) }
-        guard root.isObject else {
-            throw LNoteError(.invalid, file: file, rule: "document-object", message: "document.json is \(root.typeName), not an object")
+    /// object, has a newer or invalid `format`, has no `pages` array, or more than
+    /// `pageLimit` pages.
+    ///
+    /// One pass over the text: the page entries are checked one at a time as they are read, and
+    /// only what the rules look at is built (`JSONShape`), so memory stays about the size of
+    /// the result whatever the file holds.
+    public static func parse(_ bytes: [UInt8], file: String = fileName,
+                             pageLimit: Int = maxPageEntries) throws(LNoteError) -> DocumentInfo {
+        let scanned: ScannedDocument
+        do {
+            scanned = try bytes.withUnsafeBufferPointer { (buf) throws(JSONError) -> ScannedDocument in
+                try scan(buf, file: file, pageLimit: pageLimit)
+            }
+        } catch {
+            throw LNoteError.json(error, file: file)
+        }
+        guard let root = scanned.root else {
+            throw LNoteError(.invalid, file: file, rule: "document-object", message: "document.json is \(scanned.rootType), not an object")
         }
         let format = try checkFormat(root["format"], file: file)
-        var diagnostics: [Diagnostic] = []
-        func warn(_ rule: String, _ message: String, index: Int? = nil, id: String? = nil) {
-            diagnostics.append(Diagnostic(severity: .warning, file: file, elementIndex: index, elementID: id, rule: rule, message: message))
+        var diagnostics = WarningList()
+        func warn(_ rule: String, _ message: String) {
+            diagnostics.add(Diagnostic(severity: .warning, file: file, rule: rule, message: message))
         }
 
         var docID: LNoteID? = nil
@@ -95,55 +124,154 @@ public enum DocumentParser {
 
         // A document without a page order cannot be read safely (tools would treat it as empty
         // and could delete derived data), so it fails rather than being read as zero pages.
-        guard case .array(let rawPages)? = root["pages"] else {
+        guard let pages = scanned.pages else {
             throw LNoteError(.invalid, file: file, rule: "pages",
-                             message: root["pages"] == nil ? "document.json has no pages array" : "pages is \(root["pages"]!.typeName), not an array")
+                             message: scanned.pagesType.map { "pages is \($0), not an array" } ?? "document.json has no pages array")
         }
+        if pages.entries > pageLimit {
+            throw LNoteError(.limit, file: file, rule: "page-limit",
+                             message: "document.json lists \(pages.entries) pages, more than \(pageLimit)")
+        }
+        diagnostics.append(pages.warnings)
+        return DocumentInfo(format: format, id: docID, title: title, createdAt: createdAt, modifiedAt: modifiedAt,
+                            pages: pages.slots, diagnostics: diagnostics.diagnostics)
+    }
+
+    /// What one pass over document.json found.
+    private struct ScannedDocument {
+        /// The document object's members in `rootKeys` (built by type only); nil when the text
+        /// is not an object.
+        var root: JSONValue?
+        /// The type of the text when it is not an object.
+        var rootType = ""
+        /// The last `pages` member, when it is an array.
+        var pages: PageList?
+        /// The type of the last `pages` member, when it is not an array.
+        var pagesType: String?
+    }
+
+    /// The page order as read so far.
+    private struct PageList {
         var slots: [PageSlot] = []
         var seen = Set<LNoteID>()
-        for (index, raw) in rawPages.enumerated() {
-            let rawID = raw["id"]?.stringValue
-            func invalid(_ rule: String, _ message: String) -> PageSlot {
-                .invalid(index: index, rawID: rawID,
-                         error: LNoteError(.invalid, file: file, rule: rule, message: "page \(index + 1): \(message)"))
-            }
-            guard raw.isObject else { slots.append(invalid("page-entry", "the entry is \(raw.typeName), not an object")); continue }
-            guard let rawID else {
-                slots.append(invalid("page-id", raw["id"] == nil ? "the entry has no id" : "id is \(raw["id"]!.typeName), not a string"))
-                continue
-            }
-            guard let id = LNoteID(rawID) else { slots.append(invalid("page-id", "id \"\(rawID)\" is not a UUID")); continue }
-            // An id used twice: the later entry fails, whatever the fate of the earlier one.
-            guard seen.insert(id).inserted else { slots.append(invalid("page-duplicate-id", "id \(rawID) is used by an earlier page")); continue }
-            var size: [Int] = []
-            var sizeError: String? = nil
-            for name in ["width", "height"] {
-                guard let v = raw[name] else { sizeError = "the entry has no \(name)"; break }
-                guard let n = v.integerValue, sizeRange.contains(n) else {
-                    sizeError = "\(name) must be an integer from 1 to 200000, found \(v.integerValue.map(String.init) ?? v.typeName)"
-                    break
-                }
-                size.append(Int(n))
-            }
-            if let sizeError { slots.append(invalid("page-size", sizeError)); continue }
+        var warnings = WarningList()
+        /// Every entry, also those past the limit (only validated).
+        var entries = 0
+    }
 
-            let pageWarn: (String) -> Void = { warn("timestamp", $0, index: index, id: rawID) }
-            var elementCount: Int? = nil
-            if let v = raw["elementCount"], v != .null {
-                if let n = v.integerValue, n >= 0 { elementCount = Int(n) } else {
-                    warn("element-count", "elementCount must be a non-negative integer, ignored", index: index, id: rawID)
-                }
-            }
-            let background = parseBackground(raw["background"]) { rule, message in
-                warn(rule, message, index: index, id: rawID)
-            }
-            slots.append(.valid(PageEntry(id: id, width: size[0], height: size[1],
-                                          createdAt: timestamp(raw["createdAt"], name: "createdAt", warn: pageWarn),
-                                          modifiedAt: timestamp(raw["modifiedAt"], name: "modifiedAt", warn: pageWarn),
-                                          elementCount: elementCount, background: background)))
+    private static func scan(_ buf: UnsafeBufferPointer<UInt8>, file: String, pageLimit: Int) throws(JSONError) -> ScannedDocument {
+        var s = JSONScanner(buf)
+        var result = ScannedDocument()
+        s.skipBOM()
+        s.skipWhitespace()
+        guard s.peek() == _lbrace else {
+            result.rootType = try s.parseValue(.typeOnly).typeName
+            try s.finish()
+            return result
         }
-        return DocumentInfo(format: format, id: docID, title: title, createdAt: createdAt, modifiedAt: modifiedAt,
-                            pages: slots, diagnostics: diagnostics)
+        try s.beginObject()
+        var members: [(key: String, value: JSONValue)] = []
+        var first = true
+        var key: [UInt8] = []
+        while try s.nextMember(first: &first, key: &key) {
+            let k = String(decoding: key, as: UTF8.self)
+            if k == "pages" {
+                // Of duplicate keys the last counts: each `pages` starts afresh.
+                if s.peek() == _lbracket {
+                    result.pages = try scanPages(&s, file: file, limit: pageLimit)
+                    result.pagesType = nil
+                } else {
+                    result.pagesType = try s.parseValue(.typeOnly).typeName
+                    result.pages = nil
+                }
+            } else if rootKeys.contains(k) {
+                let v = try s.parseValue(.typeOnly)
+                members.removeAll { $0.key == k }
+                members.append((k, v))
+            } else {
+                try s.validateValue()
+            }
+        }
+        try s.finish()
+        result.root = .object(members)
+        return result
+    }
+
+    /// Reads the `pages` array at the scanner, checking each entry as it is read.
+    private static func scanPages(_ s: inout JSONScanner, file: String, limit: Int) throws(JSONError) -> PageList {
+        var list = PageList()
+        try s.beginArray()
+        var first = true
+        while try s.nextElement(first: &first) {
+            defer { list.entries += 1 }
+            guard list.entries < limit else { try s.validateValue(); continue }
+            let raw = try s.parseValue(pageShape)
+            list.slots.append(pageSlot(raw, index: list.entries, file: file, seen: &list.seen, warnings: &list.warnings))
+        }
+        return list
+    }
+
+    /// One entry of the page order: a valid entry, or the reason it fails.
+    private static func pageSlot(_ raw: JSONValue, index: Int, file: String, seen: inout Set<LNoteID>,
+                                 warnings: inout WarningList) -> PageSlot {
+        let rawID = raw["id"]?.stringValue
+        func invalid(_ rule: String, _ message: String) -> PageSlot {
+            .invalid(index: index, rawID: rawID,
+                     error: LNoteError(.invalid, file: file, rule: rule, message: "page \(index + 1): \(message)"))
+        }
+        func warn(_ rule: String, _ message: String) {
+            warnings.add(Diagnostic(severity: .warning, file: file, elementIndex: index, elementID: rawID, rule: rule, message: message))
+        }
+        guard raw.isObject else { return invalid("page-entry", "the entry is \(raw.typeName), not an object") }
+        guard let rawID else {
+            return invalid("page-id", raw["id"] == nil ? "the entry has no id" : "id is \(raw["id"]!.typeName), not a string")
+        }
+        guard let id = LNoteID(rawID) else { return invalid("page-id", "id \"\(rawID)\" is not a UUID") }
+        // An id used twice: the later entry fails, whatever the fate of the earlier one.
+        guard seen.insert(id).inserted else { return invalid("page-duplicate-id", "id \(rawID) is used by an earlier page") }
+        var size: [Int] = []
+        for name in ["width", "height"] {
+            guard let v = raw[name] else { return invalid("page-size", "the entry has no \(name)") }
+            guard let n = v.integerValue, sizeRange.contains(n) else {
+                return invalid("page-size", "\(name) must be an integer from 1 to 200000, found \(v.integerValue.map(String.init) ?? v.typeName)")
+            }
+            size.append(Int(n))
+        }
+
+        let pageWarn: (String) -> Void = { warn("timestamp", $0) }
+        var elementCount: Int? = nil
+        if let v = raw["elementCount"], v != .null {
+            if let n = v.integerValue, n >= 0 { elementCount = Int(n) } else {
+                warn("element-count", "elementCount must be a non-negative integer, ignored")
+            }
+        }
+        let background = parseBackground(raw["background"]) { rule, message in warn(rule, message) }
+        return .valid(PageEntry(id: id, width: size[0], height: size[1],
+                                createdAt: timestamp(raw["createdAt"], name: "createdAt", warn: pageWarn),
+                                modifiedAt: timestamp(raw["modifiedAt"], name: "modifiedAt", warn: pageWarn),
+                                elementCount: elementCount, background: background))
+    }
+
+    /// Warnings one by one up to `maxWarnings`, then only counted.
+    struct WarningList {
+        private(set) var kept: [Diagnostic] = []
+        private(set) var more = 0
+
+        mutating func add(_ d: Diagnostic) {
+            if kept.count < DocumentParser.maxWarnings { kept.append(d) } else { more += 1 }
+        }
+
+        mutating func append(_ other: WarningList) {
+            for d in other.kept { add(d) }
+            more += other.more
+        }
+
+        /// The kept warnings and, when some were only counted, one summary.
+        var diagnostics: [Diagnostic] {
+            guard more > 0, let file = kept.first?.file else { return kept }
+            return kept + [Diagnostic(severity: .warning, file: file, rule: "more-warnings",
+                                      message: "… and \(more) more warnings")]
+        }
     }
 
     /// `format`: missing means 1 (as for content files); higher fails as newer; anything else

@@ -106,6 +106,31 @@ public indirect enum JSONValue: Sendable, Equatable {
             return v
         }
     }
+
+    /// Parses a complete JSON text, building only `shape` of it (see `JSONScanner.parseValue(_:)`);
+    /// the rest is validated exactly as `parse` would, with the same errors.
+    static func parse(_ bytes: [UInt8], shape: JSONShape) throws(JSONError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { (buf) throws(JSONError) -> JSONValue in
+            var s = JSONScanner(buf)
+            s.skipBOM()
+            let v = try s.parseValue(shape)
+            try s.finish()
+            return v
+        }
+    }
+}
+
+/// What of a value `JSONScanner.parseValue(_:)` builds. A general `JSONValue` tree costs about
+/// 36 bytes of memory per input byte (a boxed value per number), so a 1 GiB content file whose
+/// `format` is a huge array, or a 256 MiB document.json, would need tens of GB; values whose
+/// contents nobody reads are validated but not built.
+indirect enum JSONShape: Sendable {
+    /// Scalars are built; an array or object comes back empty (its `typeName` is right, its
+    /// contents are not there).
+    case typeOnly
+    /// An object keeps only the members with these names, each built to its shape, and of
+    /// duplicates only the last (the one that counts). Any other value is as `typeOnly`.
+    case object([String: JSONShape])
 }
 
 // ASCII bytes used by the scanner.
@@ -564,6 +589,62 @@ struct JSONScanner {
             }
         }
         assert(depth == startDepth)
+    }
+
+    /// Validates one value without building anything. It makes exactly the checks of
+    /// `parseValue`, through the same steps, so invalid input gets the same error at the same
+    /// offset (`skipValue`, faster, words one error differently: `[1,]`). Recursion is bounded
+    /// as in `parseValue`.
+    mutating func validateValue() throws(JSONError) {
+        skipWhitespace()
+        switch peek() {
+        case _lbrace:
+            try beginObject()
+            var first = true
+            var key: [UInt8] = []
+            while try nextMemberKey(first: &first, key: &key) != nil { try validateValue() }
+        case _lbracket:
+            try beginArray()
+            var first = true
+            while try nextElement(first: &first) { try validateValue() }
+        case _quote: try skipString()
+        case 0x74: try scanLiteral("true")
+        case 0x66: try scanLiteral("false")
+        case 0x6E: try scanLiteral("null")
+        case _minus, _zero..._nine: _ = try scanNumber()
+        default: throw error(atEnd ? "unexpected end of input" : "expected a value")
+        }
+    }
+
+    /// Parses one value, building only `shape` of it; the rest is validated (`validateValue`),
+    /// so the errors are those of `parseValue`.
+    mutating func parseValue(_ shape: JSONShape) throws(JSONError) -> JSONValue {
+        skipWhitespace()
+        switch peek() {
+        case _lbrace:
+            guard case .object(let fields) = shape else {
+                try validateValue()
+                return .object([])
+            }
+            try beginObject()
+            var members: [(key: String, value: JSONValue)] = []
+            var first = true
+            var key: [UInt8] = []
+            while try nextMember(first: &first, key: &key) {
+                let k = String(decoding: key, as: UTF8.self)
+                guard let inner = fields[k] else { try validateValue(); continue }
+                let v = try parseValue(inner)
+                // Only the last of duplicates counts: a million repeats of a kept key stay one.
+                if let i = members.firstIndex(where: { $0.key == k }) { members.remove(at: i) }
+                members.append((k, v))
+            }
+            return .object(members)
+        case _lbracket:
+            try validateValue()
+            return .array([])
+        default:
+            return try parseValue()
+        }
     }
 
     /// Parses one value into a `JSONValue`. Recursion is bounded: each container level first

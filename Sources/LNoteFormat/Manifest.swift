@@ -35,8 +35,12 @@ public struct Manifest: Sendable, Equatable {
     /// Parses a manifest. Throws for invalid JSON, a non-object, a newer format, or missing or
     /// mistyped fields (a cache that cannot be trusted is rebuilt, not repaired).
     public static func parse(_ bytes: [UInt8], file: String = fileName) throws(LNoteError) -> Manifest {
+        // Only the fields read are built: the rest of a hostile 16 MiB manifest is validated, not
+        // turned into a tree many times its size.
+        let shape = JSONShape.object(["format": .typeOnly, "id": .typeOnly, "title": .typeOnly, "modifiedAt": .typeOnly,
+                                      "pageCount": .typeOnly, "cover": .typeOnly])
         let root: JSONValue
-        do { root = try JSONValue.parse(bytes) } catch { throw LNoteError.json(error, file: file) }
+        do { root = try JSONValue.parse(bytes, shape: shape) } catch { throw LNoteError.json(error, file: file) }
         guard root.isObject else {
             throw LNoteError(.invalid, file: file, rule: "manifest-object", message: "manifest.json is \(root.typeName), not an object")
         }
