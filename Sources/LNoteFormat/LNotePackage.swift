@@ -83,6 +83,22 @@ public struct LNotePackage: Sendable {
     public static let assetsDirectory = "assets"
     public static let thumbnailsDirectory = "thumbnails"
 
+    /// Temporary files of source files (document.json, pages/, assets/) may belong to a write
+    /// the app is making right now, so they are deleted only once they are this old (seconds
+    /// since their last change). `gc` and compaction apply the same rule.
+    public static let sourceTemporaryFileGraceSeconds: Double = 600
+
+    /// Seconds since the regular file `relative` was last modified, read through its directory
+    /// as every access here is; nil when it is not a regular file or cannot be examined.
+    public func age(ofFile relative: String, now: Double = Date().timeIntervalSince1970) -> Double? {
+        let (dir, name) = AtomicFile.split(relative)
+        guard let dfd = try? FileIO.openDirectory(dir, under: path, display: relative, action: "read") else { return nil }
+        defer { close(dfd) }
+        var st = stat()
+        guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        return now - (Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+    }
+
     public let url: URL
     /// The package directory's path, without a trailing slash.
     public let path: String
@@ -389,12 +405,14 @@ public struct LNotePackage: Sendable {
             throw LNoteError(.invalid, file: journalFile, rule: "compaction-not-idempotent",
                              message: "replaying this journal over the compacted snapshot would give a different page (shared or missing ids); not compacted")
         }
-        // A temporary file of this very snapshot can only be left by an earlier compaction that was
-        // interrupted (the write below replaces the same file), so it goes first.
+        // Temporary files of this very snapshot left by an interrupted write (an earlier
+        // compaction, or the app) go first, as `gc` would delete them: only once they are old
+        // enough, since a fresh one may be the app's own save of this page in progress.
         let contentName = AtomicFile.split(page.contentFile).name
         let pages = absolutePath(LNotePackage.pagesDirectory)
         for stray in AtomicFile.strayTemporaryFiles(inDirectory: pages) where stray.hasPrefix(".\(contentName).tmp-") {
             let file = "\(LNotePackage.pagesDirectory)/\(stray)"
+            guard let age = age(ofFile: file), age >= LNotePackage.sourceTemporaryFileGraceSeconds else { continue }
             try? FileIO.removeFile(relative: file, under: path, display: file)
         }
         try AtomicFile.write(snapshot, relative: page.contentFile, under: path)

@@ -50,7 +50,7 @@ public enum StrayFiles {
     /// Source files (document.json, pages/, assets/) may be mid-write by the app right now, so
     /// their temporary files are removed only once they are this old. Our own derived files
     /// (thumbnails/, manifest.json) have no other writer and go at once.
-    public static let sourceGraceSeconds: Double = 600
+    public static let sourceGraceSeconds: Double = LNotePackage.sourceTemporaryFileGraceSeconds
 
     public static func removable(in package: LNotePackage, now: Date = Date()) -> [String] {
         package.strayTemporaryFiles().filter { relative in

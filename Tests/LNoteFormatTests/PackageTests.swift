@@ -355,6 +355,25 @@ final class PackageTests: XCTestCase {
         XCTAssertEqual(page.unknownContentMembers.map { String(decoding: $0, as: UTF8.self) }, [#""x":{"y":[1,2]}"#])
     }
 
+    func testCompactionDeletesOnlyOldTemporaryFilesOfTheSnapshot() throws {
+        let url = try makeStandardPackage()
+        let pages = url.appendingPathComponent("pages")
+        let old = ".\(TestIDs.page1).content.tmp-old", fresh = ".\(TestIDs.page1).content.tmp-fresh"
+        try Data([1]).write(to: pages.appendingPathComponent(old))
+        try Data([2]).write(to: pages.appendingPathComponent(fresh))
+        let grace = LNotePackage.sourceTemporaryFileGraceSeconds
+        XCTAssertEqual(grace, 600)
+        try fm.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -grace - 5)],
+                             ofItemAtPath: pages.appendingPathComponent(old).path)
+        try fm.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -grace + 60)],
+                             ofItemAtPath: pages.appendingPathComponent(fresh).path)
+        let pkg = try LNotePackage.open(at: url)
+        XCTAssertEqual(try XCTUnwrap(pkg.age(ofFile: "pages/\(old)")), grace + 5, accuracy: 30)
+        XCTAssertTrue(try pkg.compact(XCTUnwrap(pkg.pages[0].entry)).compacted)
+        // The fresh one may be the app's save in progress: kept, as gc would keep it.
+        XCTAssertEqual(pkg.strayTemporaryFiles(), ["pages/\(fresh)"])
+    }
+
     func testInterruptedCompactionGivesTheSameResult() throws {
         let url = try makeStandardPackage()
         let pkg = try LNotePackage.open(at: url)
