@@ -92,6 +92,9 @@ enum CompactCommand {
                     compacted += 1
                     let discarded = result.report?.discardedCount ?? 0
                     console.print("page \(index + 1): journal folded in (\(result.report?.appliedCount ?? 0) frame(s) applied, \(discarded) discarded; \(result.elementCount) element(s))")
+                    if result.journalLeftInPlace {
+                        console.print("page \(index + 1): the journal changed meanwhile (new frames), so it was left in place; replaying it is harmless, and compacting again folds the new frames in")
+                    }
                 }
             } catch {
                 failed = true

@@ -225,4 +225,59 @@ public enum FileIO {
             close(fd)
         }
     }
+
+    // MARK: append-only files
+
+    /// Which file some bytes were read from, and how many: for an append-only file (a journal)
+    /// the same file at the same size still holds exactly those bytes.
+    public struct FileIdentity: Sendable, Equatable {
+        public var device: UInt64
+        public var inode: UInt64
+        public var size: Int
+    }
+
+    /// `readRegularFile(relative:under:display:maxBytes:)`, with the identity of the file the
+    /// bytes came from, taken from the same descriptor (so from that very file, whatever is
+    /// renamed or created at its name meanwhile).
+    static func readRegularFileAndIdentity(relative: String, under root: String, display: String,
+                                           maxBytes: Int = Int.max) throws(LNoteError) -> ([UInt8], FileIdentity) {
+        let (dir, name) = AtomicFile.split(relative)
+        let dfd = try openDirectory(dir, under: root, display: display, action: "read")
+        defer { close(dfd) }
+        let fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        // A second descriptor of the same open file outlives `readOpened`, which closes its own.
+        let kept = fd >= 0 ? dup(fd) : -1
+        defer { if kept >= 0 { close(kept) } }
+        let bytes = try readOpened(fd, display: display, maxBytes: maxBytes)
+        var st = stat()
+        guard kept >= 0, fstat(kept, &st) == 0 else {
+            throw LNoteError(.io, file: display, rule: "read", message: "cannot stat: \(errnoText())")
+        }
+        return (bytes, FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: bytes.count))
+    }
+
+    /// Deletes the file at `relative` under `root` (its directory opened as by
+    /// `openDirectory(_:under:)`) only if it is still `expected`: the same regular file, of the
+    /// same size. Returns false, deleting nothing, when it is not (it was replaced, or it grew:
+    /// an append since it was read); throws `.missing` when it is gone. The check and the
+    /// unlink go through one directory descriptor, a few system calls apart.
+    static func removeFile(relative: String, under root: String, display: String,
+                           ifStill expected: FileIdentity) throws(LNoteError) -> Bool {
+        let (dir, name) = AtomicFile.split(relative)
+        let dfd = try openDirectory(dir, under: root, display: display, action: "deleted")
+        defer { close(dfd) }
+        var st = stat()
+        guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+            let code = errno
+            if code == ENOENT { throw LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist") }
+            throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText(code))")
+        }
+        let now = FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int(st.st_size))
+        guard st.st_mode & S_IFMT == S_IFREG, now == expected else { return false }
+        guard unlinkat(dfd, name, 0) == 0 else {
+            throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText())")
+        }
+        _ = fsync(dfd)
+        return true
+    }
 }

@@ -64,6 +64,11 @@ public struct CompactionResult: Sendable, Equatable {
     public var compacted: Bool
     public var elementCount: Int
     public var report: JournalReport?
+    /// True when the snapshot was written but the journal was left in place because frames were
+    /// appended to it (or it was replaced) after it was read. Replaying it over the new snapshot
+    /// gives the page with those frames (replay is idempotent, section 5); a later compaction
+    /// folds them in.
+    public var journalLeftInPlace = false
 }
 
 /// The largest files a package's reader loads. These are not limits of the format (section 7):
@@ -158,14 +163,23 @@ public struct LNotePackage: Sendable {
     /// Reads a page's source files without parsing them, so a caller can fingerprint exactly
     /// the bytes it then parses with `loadPage(_:from:)`.
     public func readPageSource(_ entry: PageEntry) throws(LNoteError) -> PageSource {
+        try readPageSourceAndJournalIdentity(entry).source
+    }
+
+    /// `readPageSource`, with the identity of the journal file read, if any.
+    private func readPageSourceAndJournalIdentity(_ entry: PageEntry) throws(LNoteError) -> (source: PageSource, journal: FileIO.FileIdentity?) {
         let contentFile = try pageFile(entry.id, extension: "content", required: true)!
         let content = try FileIO.readRegularFile(relative: contentFile, under: path, display: contentFile, maxBytes: FileLimits.content)
         var journal: [UInt8]? = nil
+        var identity: FileIO.FileIdentity? = nil
         let journalFile = try pageFile(entry.id, extension: "journal", required: false)
         if let journalFile {
-            journal = try FileIO.readRegularFile(relative: journalFile, under: path, display: journalFile, maxBytes: FileLimits.journal)
+            let (bytes, id) = try FileIO.readRegularFileAndIdentity(relative: journalFile, under: path, display: journalFile,
+                                                                   maxBytes: FileLimits.journal)
+            journal = bytes
+            identity = id
         }
-        return PageSource(contentFile: contentFile, content: content, journalFile: journalFile, journal: journal)
+        return (PageSource(contentFile: contentFile, content: content, journalFile: journalFile, journal: journal), identity)
     }
 
     /// Parses a page's source files: the snapshot, then the journal replayed over it.
@@ -379,9 +393,22 @@ public struct LNotePackage: Sendable {
     ///
     /// Also refused (unless `dropInvalidElements`) when the snapshot has invalid elements: they
     /// are skipped on load and would be lost for good.
+    ///
+    /// The app may append to the journal at any moment. The journal is removed only if it is
+    /// still the file that was read, at the size that was read (append-only: so it holds exactly
+    /// the frames compacted); otherwise it is left in place (`journalLeftInPlace`), which is
+    /// safe because replaying it over the new snapshot is idempotent.
     public func compact(_ entry: PageEntry, dropInvalidElements: Bool = false) throws(LNoteError) -> CompactionResult {
-        let page = try loadPage(entry)
-        guard let journalFile = page.journalFile else {
+        try compact(entry, dropInvalidElements: dropInvalidElements, beforeRemovingJournal: nil)
+    }
+
+    /// `compact`, with a hook that runs between the snapshot write and the journal's removal
+    /// (for tests that append to the journal there).
+    func compact(_ entry: PageEntry, dropInvalidElements: Bool,
+                 beforeRemovingJournal: (() -> Void)?) throws(LNoteError) -> CompactionResult {
+        let (source, journalIdentity) = try readPageSourceAndJournalIdentity(entry)
+        let page = try loadPage(entry, from: source)
+        guard let journalFile = page.journalFile, let journal = source.journal, let journalIdentity else {
             return CompactionResult(compacted: false, elementCount: page.elements.count, report: nil)
         }
         if page.skippedSnapshotElements > 0 && !dropInvalidElements {
@@ -389,7 +416,6 @@ public struct LNotePackage: Sendable {
                              message: "\(page.skippedSnapshotElements) invalid element(s) in the snapshot would be lost; not compacted")
         }
         let snapshot = ContentWriter.snapshot(page.elements, unknownMembers: page.unknownContentMembers)
-        let journal = try FileIO.readRegularFile(relative: journalFile, under: path, display: journalFile, maxBytes: FileLimits.journal)
         // The replay over the new snapshot, as after a crash between the two steps. The snapshot
         // can be unreadable although the page was not: a journal element nested 63 levels deep
         // is valid on its own but too deep inside a content file.
@@ -416,14 +442,18 @@ public struct LNotePackage: Sendable {
             try? FileIO.removeFile(relative: file, under: path, display: file)
         }
         try AtomicFile.write(snapshot, relative: page.contentFile, under: path)
+        beforeRemovingJournal?()
+        var removed = true
         do {
-            try FileIO.removeFile(relative: journalFile, under: path, display: journalFile)
+            removed = try FileIO.removeFile(relative: journalFile, under: path, display: journalFile, ifStill: journalIdentity)
         } catch where error.kind == .missing {
             // Already gone: nothing to remove.
         } catch {
             throw LNoteError(error.kind, file: journalFile, rule: "delete",
                              message: "snapshot written but the journal could not be removed: \(error.message)")
         }
-        return CompactionResult(compacted: true, elementCount: page.elements.count, report: page.journal)
+        var result = CompactionResult(compacted: true, elementCount: page.elements.count, report: page.journal)
+        result.journalLeftInPlace = !removed
+        return result
     }
 }

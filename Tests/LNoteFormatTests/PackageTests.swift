@@ -329,6 +329,7 @@ final class PackageTests: XCTestCase {
         XCTAssertTrue(result.compacted)
         XCTAssertEqual(result.elementCount, 2)
         XCTAssertEqual(FileIO.kind(atPath: url.appendingPathComponent("pages/\(TestIDs.page1).journal").path), .missing)
+        XCTAssertFalse(result.journalLeftInPlace)
         let after = try pkg.loadPage(entry)
         XCTAssertEqual(after.elements, before)
         XCTAssertNil(after.journal)
@@ -372,6 +373,34 @@ final class PackageTests: XCTestCase {
         XCTAssertTrue(try pkg.compact(XCTUnwrap(pkg.pages[0].entry)).compacted)
         // The fresh one may be the app's save in progress: kept, as gc would keep it.
         XCTAssertEqual(pkg.strayTemporaryFiles(), ["pages/\(fresh)"])
+    }
+
+    func testCompactionKeepsAJournalThatChangedAfterItWasRead() throws {
+        let url = try makeStandardPackage()
+        let pkg = try LNotePackage.open(at: url)
+        let entry = try XCTUnwrap(pkg.pages[0].entry)
+        let journal = url.appendingPathComponent("pages/\(TestIDs.page1).journal").path
+        // The app appends a frame after compaction read the journal, just before its removal.
+        var result = try pkg.compact(entry, dropInvalidElements: false) {
+            try! JournalWriter.append(Journal.addFrame(self.stroke("D")), toPath: journal)
+        }
+        XCTAssertTrue(result.compacted)
+        XCTAssertTrue(result.journalLeftInPlace)
+        XCTAssertEqual(FileIO.kind(atPath: journal), .regular)
+        // Nothing is lost: the old frames replay over the new snapshot as no-ops, the new one applies.
+        XCTAssertEqual(try pkg.loadPage(entry).elements.map(\.id), ["B", "C", "D"])
+        result = try pkg.compact(entry)
+        XCTAssertFalse(result.journalLeftInPlace)
+        XCTAssertEqual(FileIO.kind(atPath: journal), .missing)
+        XCTAssertEqual(try pkg.loadPage(entry).elements.map(\.id), ["B", "C", "D"])
+
+        // A journal replaced by another file of the same size is not the one read either.
+        try JournalWriter.append(Journal.deleteFrame(id: "B"), toPath: journal)
+        result = try pkg.compact(entry, dropInvalidElements: false) {
+            try! AtomicFile.write(Journal.deleteFrame(id: "C"), toPath: journal)
+        }
+        XCTAssertTrue(result.journalLeftInPlace)
+        XCTAssertEqual(try pkg.loadPage(entry).elements.map(\.id), ["D"])
     }
 
     func testInterruptedCompactionGivesTheSameResult() throws {
