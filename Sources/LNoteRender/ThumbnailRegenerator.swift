@@ -145,19 +145,14 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             let source = try package.readPageSource(entry)
             let inputs = inputsHash(entry: entry, source: source)
             if !settings.force,
-               status(of: entry, inputs: inputs, in: package, assetHashes: plan.assetHashes) == .upToDate {
+               status(of: entry, source: source, inputs: inputs, in: package, assetHashes: plan.assetHashes) == .upToDate {
                 return .upToDate
             }
             let page = try package.loadPage(entry, from: source)
             let options = RenderOptions(size: .width(settings.width))
             let rendered = try PageRenderer.render(page, of: package, options: options, assets: assets)
-            let shown = Set(page.elements.compactMap { element -> String? in
-                if case .image(let placement) = element.kind { return placement.asset.lowercased() }
-                return nil
-            }).sorted()
-            let fingerprint = Fingerprint(inputs: inputs, assets: shown.map {
-                Fingerprint.Asset(name: $0, hash: plan.assetHashes.hash(of: $0, in: package))
-            })
+            let fingerprint = Fingerprint(inputs: inputs,
+                                          assets: shownAssets(page, in: package, assetHashes: plan.assetHashes))
             let jpeg: [UInt8]
             do {
                 jpeg = try JPEGEncoder.encode(rendered.bitmap, quality: settings.quality,
@@ -227,15 +222,33 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
     /// an asset shown on many pages is hashed once.
     public func status(of entry: PageEntry, source: PageSource, in package: LNotePackage,
                        assetHashes: AssetHashes) -> ThumbnailStatus {
-        status(of: entry, inputs: inputsHash(entry: entry, source: source), in: package, assetHashes: assetHashes)
+        status(of: entry, source: source, inputs: inputsHash(entry: entry, source: source), in: package, assetHashes: assetHashes)
     }
 
-    func status(of entry: PageEntry, inputs: String, in package: LNotePackage, assetHashes: AssetHashes) -> ThumbnailStatus {
+    func status(of entry: PageEntry, source: PageSource, inputs: String, in package: LNotePackage,
+                assetHashes: AssetHashes) -> ThumbnailStatus {
         let file = LNotePackage.thumbnailPath(for: entry.id)
         guard FileIO.kind(atPath: package.absolutePath(file)) == .regular else { return .missing }
-        guard let stored = storedFingerprint(file, in: package), stored.inputs == inputs,
-              stored.assets.allSatisfy({ assetHashes.hash(of: $0.name, in: package) == $0.hash }) else { return .stale }
-        return .upToDate
+        guard let stored = storedFingerprint(file, in: package), stored.inputs == inputs else { return .stale }
+        switch stored.assets {
+        case .listed(let assets):
+            return assets.allSatisfy({ assetHashes.hash(of: $0.name, in: package) == $0.hash }) ? .upToDate : .stale
+        case .digest:
+            // The list was too long to store. The same inputs are the same page, showing the same
+            // assets: parse it to name them again, and compare their current hashes by digest.
+            guard let page = try? package.loadPage(entry, from: source) else { return .stale }
+            let current = Fingerprint(inputs: inputs, assets: shownAssets(page, in: package, assetHashes: assetHashes))
+            return current == stored ? .upToDate : .stale
+        }
+    }
+
+    /// The assets a page shows (lower-cased names, sorted, each once) with their current hashes.
+    func shownAssets(_ page: LoadedPage, in package: LNotePackage, assetHashes: AssetHashes) -> [Fingerprint.Asset] {
+        let shown = Set(page.elements.compactMap { element -> String? in
+            if case .image(let placement) = element.kind { return placement.asset.lowercased() }
+            return nil
+        }).sorted()
+        return shown.map { Fingerprint.Asset(name: $0, hash: assetHashes.hash(of: $0, in: package)) }
     }
 
     /// The fingerprint stored in thumbnail `file` (package-relative), or nil when there is no
@@ -250,21 +263,46 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
 }
 
 /// The inputs a thumbnail was made from, stored in its JPEG comment as text:
-/// `lnote-render-fingerprint 1` / `inputs <hash>` / `asset <name> <hash>` lines.
+/// `lnote-render-fingerprint 1` / `inputs <hash>`, then either one `asset <name> <hash>` line
+/// per asset shown, or, when those lines would pass `maxListedBytes`, one `assets <count>
+/// <digest>` line whose digest covers all of them.
+///
+/// The digest keeps the comment bounded: a JPEG comment holds at most 65,533 bytes, and at
+/// about 80 bytes an asset a valid page showing 819 distinct assets could never get a thumbnail
+/// (nor, on page 1, a manifest). It still changes with any asset's hash.
 struct Fingerprint: Equatable, Sendable {
     struct Asset: Equatable, Sendable {
         var name: String
         var hash: String
+
+        var line: String { "asset \(name) \(hash)" }
+    }
+
+    enum Assets: Equatable, Sendable {
+        case listed([Asset])
+        /// A digest of the `asset` lines of `count` assets, in order.
+        case digest(count: Int, hash: String)
     }
 
     var inputs: String
-    var assets: [Asset]
+    var assets: Assets
 
     static let magic = "lnote-render-fingerprint 1"
+    /// The most bytes of `asset` lines stored one by one (about 50 assets).
+    static let maxListedBytes = 4096
 
+    /// `assets` in a fixed order (`shownAssets` sorts them), so the same page always gives the
+    /// same fingerprint.
     init(inputs: String, assets: [Asset]) {
         self.inputs = inputs
-        self.assets = assets
+        let lines = assets.map(\.line)
+        if lines.reduce(0, { $0 + $1.utf8.count + 1 }) <= Self.maxListedBytes {
+            self.assets = .listed(assets)
+        } else {
+            var h = ContentHasher()
+            for line in lines { h.combine(line + "\n") }
+            self.assets = .digest(count: assets.count, hash: h.finalize())
+        }
     }
 
     init?(text: String) {
@@ -273,16 +311,25 @@ struct Fingerprint: Equatable, Sendable {
         let first = lines[1].split(separator: " ")
         guard first.count == 2, first[0] == "inputs" else { return nil }
         inputs = String(first[1])
-        assets = []
+        if lines.count == 3, case let parts = lines[2].split(separator: " "), parts.count == 3, parts[0] == "assets" {
+            guard let count = Int(parts[1]) else { return nil }
+            assets = .digest(count: count, hash: String(parts[2]))
+            return
+        }
+        var listed: [Asset] = []
         for line in lines.dropFirst(2) {
             let parts = line.split(separator: " ")
             guard parts.count == 3, parts[0] == "asset" else { return nil }
-            assets.append(Asset(name: String(parts[1]), hash: String(parts[2])))
+            listed.append(Asset(name: String(parts[1]), hash: String(parts[2])))
         }
+        assets = .listed(listed)
     }
 
     var text: String {
-        ([Self.magic, "inputs \(inputs)"] + assets.map { "asset \($0.name) \($0.hash)" }).joined(separator: "\n")
+        switch assets {
+        case .listed(let listed): return ([Self.magic, "inputs \(inputs)"] + listed.map(\.line)).joined(separator: "\n")
+        case .digest(let count, let hash): return [Self.magic, "inputs \(inputs)", "assets \(count) \(hash)"].joined(separator: "\n")
+        }
     }
 }
 

@@ -112,6 +112,42 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         XCTAssertEqual(report[0].upToDate, 2)
     }
 
+    /// About 80 bytes of fingerprint per asset used to overflow the 65,533-byte JPEG comment from
+    /// 819 distinct assets on: such a page never got a thumbnail, and as page 1 no manifest.
+    func testAPageShowingAThousandAssetsGetsABoundedFingerprintThatStillSeesEachAsset() throws {
+        let pkg = try TestPackage.make(in: dir, pages: 1)
+        try FileManager.default.createDirectory(atPath: pkg.path + "/assets", withIntermediateDirectories: true)
+        func assetName(_ i: Int) -> String { String(format: "A55E7000-0000-4000-8000-%012d.png", i) }
+        func writeAsset(_ i: Int, grey: UInt8) throws {
+            let png = try PNGEncoder.encode(Bitmap(width: 1, height: 1, fill: grey))
+            try Data(png).write(to: URL(fileURLWithPath: pkg.path + "/assets/" + assetName(i)))
+        }
+        var elements: [Element] = []
+        for i in 0..<1000 {
+            try writeAsset(i, grey: UInt8(i % 256))
+            let frame = ImagePlacement(asset: assetName(i), x: Int32(i % 40) * 200, y: Int32(i / 40) * 200, width: 150, height: 150)
+            elements.append(Element.image(id: String(format: "B0000000-0000-4000-8000-%012d", i), placement: frame))
+        }
+        try pkg.writeContent(page: 0, elements: elements)
+        var report = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(report[0].rendered, 1, "\(report[0].errors)")
+        XCTAssertEqual(report[0].failed, 0)
+        XCTAssertEqual(report[0].manifest, .written)
+        let jpeg = try XCTUnwrap(FileManager.default.contents(atPath: pkg.thumbnailPath(0)))
+        let comment = try XCTUnwrap(JPEGCodec.readComment([UInt8](jpeg)))
+        XCTAssertLessThan(comment.count, 200)
+        guard case .digest(let count, _)? = Fingerprint(text: String(decoding: comment, as: UTF8.self))?.assets else {
+            return XCTFail("no asset digest in \(String(decoding: comment, as: UTF8.self))")
+        }
+        XCTAssertEqual(count, 1000)
+        // Up to date when nothing changed; stale when any one asset changes.
+        report = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(report[0].upToDate, 1)
+        try writeAsset(517, grey: 3)
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1)
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].upToDate, 1)
+    }
+
     func testDeletedPagesLoseTheirThumbnailsAndStrayTemporaryFilesGo() throws {
         let pkg = try TestPackage.make(in: dir)
         _ = regenerator().regenerate(paths: [dir])
@@ -170,6 +206,14 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         let f = Fingerprint(inputs: "abc123", assets: [.init(name: "x.png", hash: "missing"), .init(name: "y.jpg", hash: "00ff")])
         XCTAssertEqual(Fingerprint(text: f.text), f)
         XCTAssertNil(Fingerprint(text: "something else"))
+        // Past a few KB of asset lines, one digest line stands for them all, in order.
+        let many = (0..<60).map { Fingerprint.Asset(name: String(format: "A55E7000-0000-4000-8000-%012d.png", $0), hash: ContentHasher.hash([UInt8($0)])) }
+        let digest = Fingerprint(inputs: "abc123", assets: many)
+        XCTAssertEqual(Fingerprint(text: digest.text), digest)
+        XCTAssertEqual(digest.text.split(separator: "\n").count, 3)
+        XCTAssertNotEqual(Fingerprint(inputs: "abc123", assets: many.dropLast() + [.init(name: many[59].name, hash: ContentHasher.hash([0]))]), digest)
+        XCTAssertNotEqual(Fingerprint(inputs: "abc123", assets: Array(many.reversed())), digest)
+        XCTAssertEqual(Fingerprint(inputs: "abc123", assets: Array(many.prefix(50))).text.split(separator: "\n").count, 52)
         XCTAssertNotEqual(ContentHasher.hash([1, 2, 3]), ContentHasher.hash([1, 2, 3, 0]))
         XCTAssertEqual(ContentHasher.hash(Array("same".utf8)), ContentHasher.hash(Array("same".utf8)))
     }
