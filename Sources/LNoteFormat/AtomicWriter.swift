@@ -33,10 +33,6 @@ public enum AtomicFile {
         return false
     }
 
-    /// Stray temporary files in a directory (names only, sorted). They may be deleted.
-    public static func strayTemporaryFiles(inDirectory path: String) -> [String] {
-        FileIO.listDirectory(atPath: path).filter(isTemporaryFileName)
-    }
 
     /// Atomically replaces (or creates) the file at `path` with `bytes`. For files outside a
     /// package (exports): the directory may be reached through symbolic links.

@@ -435,8 +435,10 @@ public struct LNotePackage: Sendable {
         // compaction, or the app) go first, as `gc` would delete them: only once they are old
         // enough, since a fresh one may be the app's own save of this page in progress.
         let contentName = AtomicFile.split(page.contentFile).name
-        let pages = absolutePath(LNotePackage.pagesDirectory)
-        for stray in AtomicFile.strayTemporaryFiles(inDirectory: pages) where stray.hasPrefix(".\(contentName).tmp-") {
+        let strays = try entries(of: LNotePackage.pagesDirectory).map(\.name).filter {
+            AtomicFile.isTemporaryFileName($0) && $0.hasPrefix(".\(contentName).tmp-")
+        }
+        for stray in strays {
             let file = "\(LNotePackage.pagesDirectory)/\(stray)"
             guard let age = age(ofFile: file), age >= LNotePackage.sourceTemporaryFileGraceSeconds else { continue }
             try? FileIO.removeFile(relative: file, under: path, display: file)
