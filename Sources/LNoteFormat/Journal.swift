@@ -76,7 +76,16 @@ public struct JournalReport: Sendable, Equatable {
     /// The same number as content files' warnings.
     public static let maxRecordedDiscards = ContentLimits.maxWarningsPerPage
 
-    public var applied: [AppliedFrame] = []
+    /// Applied frames recorded one by one (about 10 MB of records at most); beyond this they are
+    /// only counted. A 1 GiB journal of 10-byte deletes of an absent id is 100 million frames,
+    /// which must not become as many records (about 5 GB); nothing but tests and reports reads
+    /// single records.
+    public static let maxRecordedApplied = 200_000
+
+    /// The first `maxRecordedApplied` applied frames; `appliedCount` counts them all.
+    public internal(set) var applied: [AppliedFrame] = []
+    /// How many frames were applied (all of them, not only those in `applied`).
+    public internal(set) var appliedCount = 0
     /// The first `maxRecordedDiscards` discarded frames; `discardedCount` counts them all.
     public var discarded: [DiscardedFrame] = []
     /// How many frames were discarded (all of them, not only those in `discarded`).
@@ -89,8 +98,12 @@ public struct JournalReport: Sendable, Equatable {
 
     public init() {}
 
-    public var appliedCount: Int { applied.count }
-    public var frameCount: Int { applied.count + discardedCount }
+    public var frameCount: Int { appliedCount + discardedCount }
+
+    mutating func record(_ frame: AppliedFrame) {
+        appliedCount += 1
+        if applied.count < JournalReport.maxRecordedApplied { applied.append(frame) }
+    }
 
     /// One warning per recorded discarded frame, one summary for the rest, and one for a torn
     /// tail.
@@ -205,11 +218,11 @@ public enum Journal {
                     let key = element.id.map(idKey)
                     if let key, let slot = state.firstSlot(of: key) {
                         state.slots[slot] = element
-                        report.applied.append(.init(offset: frameOffset, type: type, elementID: element.id,
+                        report.record(.init(offset: frameOffset, type: type, elementID: element.id,
                                                     effect: .replaced(index: state.index(ofSlot: slot))))
                     } else {
                         state.append(element, key: key)
-                        report.applied.append(.init(offset: frameOffset, type: type, elementID: element.id, effect: .appended))
+                        report.record(.init(offset: frameOffset, type: type, elementID: element.id, effect: .appended))
                         if state.liveCount > elementLimit {
                             throw LNoteError(.limit, file: file, rule: "element-limit",
                                              message: "journal replay (frame at offset \(frameOffset)) pushes the page past \(elementLimit) elements")
@@ -224,9 +237,9 @@ public enum Journal {
                     if let slot = state.firstSlot(of: key) {
                         let i = state.index(ofSlot: slot)
                         state.deleteFirst(of: key)
-                        report.applied.append(.init(offset: frameOffset, type: type, elementID: id, effect: .deleted(index: i)))
+                        report.record(.init(offset: frameOffset, type: type, elementID: id, effect: .deleted(index: i)))
                     } else {
-                        report.applied.append(.init(offset: frameOffset, type: type, elementID: id, effect: .noOp))
+                        report.record(.init(offset: frameOffset, type: type, elementID: id, effect: .noOp))
                     }
                 }
             }

@@ -96,6 +96,19 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(diagnostics.last?.rule, "journal-torn-tail")
     }
 
+    func testAppliedFramesAreCountedButRecordedOnlyUpToTheLimit() throws {
+        // 10-byte deletes of an id the page does not have: each applies as a no-op, and a 1 GiB
+        // journal of them must not become 100 million records.
+        let n = JournalReport.maxRecordedApplied + 2_000
+        let frames = Array(repeating: Journal.deleteFrame(id: "Z"), count: n) + [Journal.deleteFrame(id: "A")]
+        let (els, report) = try replay(frames, onto: [stroke("A")])
+        XCTAssertEqual(els.map(\.id), [])
+        XCTAssertEqual(report.appliedCount, n + 1)
+        XCTAssertEqual(report.frameCount, n + 1)
+        XCTAssertEqual(report.applied.count, JournalReport.maxRecordedApplied)
+        XCTAssertEqual(report.applied.last?.effect, .noOp)
+    }
+
     func testUnknownTypeDiscarded() throws {
         let (els, report) = try replay([Journal.encodeFrame(type: 7, payload: stroke("X").json),
                                         Journal.encodeFrame(type: 0, payload: bytes("A"))], onto: [stroke("A")])
