@@ -97,9 +97,14 @@ public enum FileIO {
     }
 
     /// The entries (not `.`/`..`) of the directory `relative` under `root`, sorted by name,
-    /// each with its kind (fstatat without following a link). The directory is opened as by
-    /// `openDirectory(_:under:)`, so a package directory that is a symbolic link is refused
-    /// (`.unsafePath`) and no name from outside the package is listed; a missing one is `.missing`.
+    /// each with its kind as lstat would give it (a link is reported, not followed). The
+    /// directory is opened as by `openDirectory(_:under:)`, so a package directory that is a
+    /// symbolic link is refused (`.unsafePath`) and no name from outside the package is listed;
+    /// a missing one is `.missing`.
+    ///
+    /// Kinds come from readdir's d_type, with an fstatat only where the file system leaves it
+    /// unknown: a page lookup lists pages/ (hundreds of entries) for every page without a
+    /// journal, and a stat per entry there made a 200-page no-op regeneration 50 % slower.
     public static func entries(of relative: String, under root: String, display: String) throws(LNoteError) -> [DirectoryEntry] {
         let dfd = try openDirectory(relative, under: root, display: display, action: "listed")
         guard let dir = fdopendir(dfd) else {
@@ -109,11 +114,25 @@ public enum FileIO {
         }
         defer { closedir(dir) }  // also closes dfd
         let fd = dirfd(dir)
-        return names(in: dir).map { name in
-            var st = stat()
-            guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return DirectoryEntry(name: name, kind: .missing) }
-            return DirectoryEntry(name: name, kind: kind(ofMode: st.st_mode))
+        var entries: [DirectoryEntry] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            let kind: FileKind
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_REG): kind = .regular
+            case Int32(DT_DIR): kind = .directory
+            case Int32(DT_LNK): kind = .symlink
+            case Int32(DT_UNKNOWN):
+                var st = stat()
+                kind = fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? FileIO.kind(ofMode: st.st_mode) : .missing
+            default: kind = .other
+            }
+            entries.append(DirectoryEntry(name: name, kind: kind))
         }
+        return entries.sorted { $0.name < $1.name }
     }
 
     /// The names readdir returns (not `.`/`..`), sorted.
