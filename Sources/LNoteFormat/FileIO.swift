@@ -196,20 +196,34 @@ public enum FileIO {
     /// `openDirectory(_:under:)`), then syncs the directory. A link or any other non-file is
     /// refused, a missing file (or directory) is `.missing`.
     static func removeFile(relative: String, under root: String, display: String) throws(LNoteError) {
-        let (dir, name) = AtomicFile.split(relative)
-        let dfd = try openDirectory(dir, under: root, display: display, action: "deleted")
+        let (dfd, name, st) = try openForDeletion(relative, under: root, display: display)
         defer { close(dfd) }
-        var st = stat()
-        guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
-            let code = errno
-            if code == ENOENT { throw LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist") }
-            throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText(code))")
-        }
         switch st.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFLNK: throw LNoteError(.unsafePath, file: display, rule: "symlink", message: "a symbolic link is never followed")
         default: throw LNoteError(.unsafePath, file: display, rule: "not-regular-file", message: "not a regular file")
         }
+        try unlink(name, in: dfd, display: display)
+    }
+
+    /// The directory of `relative` under `root`, opened as by `openDirectory(_:under:)` (the
+    /// caller closes it), the file's name in it and its lstat; `.missing` when it is not there.
+    private static func openForDeletion(_ relative: String, under root: String,
+                                        display: String) throws(LNoteError) -> (Int32, String, stat) {
+        let (dir, name) = AtomicFile.split(relative)
+        let dfd = try openDirectory(dir, under: root, display: display, action: "deleted")
+        var st = stat()
+        guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+            let code = errno
+            close(dfd)
+            if code == ENOENT { throw LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist") }
+            throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText(code))")
+        }
+        return (dfd, name, st)
+    }
+
+    /// unlinkat, then fsync of the directory so the deletion is durable.
+    private static func unlink(_ name: String, in dfd: Int32, display: String) throws(LNoteError) {
         guard unlinkat(dfd, name, 0) == 0 else {
             throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText())")
         }
@@ -282,21 +296,11 @@ public enum FileIO {
     /// unlink go through one directory descriptor, a few system calls apart.
     static func removeFile(relative: String, under root: String, display: String,
                            ifStill expected: FileIdentity) throws(LNoteError) -> Bool {
-        let (dir, name) = AtomicFile.split(relative)
-        let dfd = try openDirectory(dir, under: root, display: display, action: "deleted")
+        let (dfd, name, st) = try openForDeletion(relative, under: root, display: display)
         defer { close(dfd) }
-        var st = stat()
-        guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
-            let code = errno
-            if code == ENOENT { throw LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist") }
-            throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText(code))")
-        }
         let now = FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int(st.st_size))
         guard st.st_mode & S_IFMT == S_IFREG, now == expected else { return false }
-        guard unlinkat(dfd, name, 0) == 0 else {
-            throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText())")
-        }
-        _ = fsync(dfd)
+        try unlink(name, in: dfd, display: display)
         return true
     }
 }
