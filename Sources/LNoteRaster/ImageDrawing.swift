@@ -6,12 +6,14 @@ import LNoteFormat
 /// the frame's centre (clockwise on screen: +x turns toward +y), drawn source-over with their
 /// opacity; frame edges anti-aliased by exact area coverage.
 ///
-/// Sampling is premultiplied. Along an axis where the image is shrunk, it is first resampled to
-/// the frame's size in pixels (rounded up) by an exact area average — each new texel is the
-/// mean of the source area it covers, partial texels weighted by the part covered — so a pixel
-/// averages the whole area under it instead of aliasing, at any ratio; then it is sampled
-/// bilinearly, which is plain bilinear where the image is enlarged (texel centres at +0.5, edges
-/// clamped). Only pixels under the rotated frame's bounding box, clipped to the canvas, are visited.
+/// Sampling is premultiplied. Where the image is enlarged it is plain bilinear (texel centres at
+/// +0.5, edges clamped). Along an axis where it is shrunk 2:1 or more, it is first resampled to
+/// two texels per frame pixel by an exact area average (each new texel the mean of the source
+/// area it covers, partial texels weighted by the part covered), and a pixel averages four
+/// bilinear taps at its quarter points along the shrunk axes: exactly the area average of the
+/// pixel for an unrotated, pixel-aligned frame, close to it otherwise. Between 1:1 and 1:2 the
+/// taps read the source itself (close to the area average, without a texture larger than the
+/// image). Only pixels under the rotated frame's bounding box, clipped to the canvas, are visited.
 extension Canvas {
     public mutating func draw(image: Bitmap, placement: ImagePlacement, scale: Double) {
         let opacity = Float(min(max(placement.opacity, 0), 1000)) / 1000
@@ -88,8 +90,12 @@ extension Canvas {
     /// corner 10^8 px from the centre the shoelace products of absolute coordinates would be
     /// ~10^16, where Double's rounding is larger than the area itself.
     static func squareInFrame(_ x: Double, _ y: Double, _ cosT: Double, _ sinT: Double, _ fw: Double, _ fh: Double) -> Double {
-        // Clipping a square by four half-planes leaves at most 8 vertices: two fixed buffers on
-        // the stack, used in turn (this runs for every pixel along a frame's edges).
+        // Sutherland–Hodgman with one inside test (n·p ≤ offset) for vertices and crossings
+        // alike: the inside vertices of a convex polygon are contiguous, so a plane adds at most
+        // one vertex and four planes leave at most 8. (Testing crossings with a strict `<` while
+        // keeping vertices with `≤` repeats a vertex lying on a plane — a frame edge exactly on a
+        // pixel edge — up to three times, and overran these buffers.) Two fixed buffers on the
+        // stack, used in turn: this runs for every pixel along a frame's edges.
         withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: 16) { buffer in
             var poly = buffer.baseAddress!, spare = poly + 8
             poly[0] = [0, 0]; poly[1] = [1, 0]; poly[2] = [1, 1]; poly[3] = [0, 1]
@@ -105,7 +111,7 @@ extension Canvas {
                     let a = poly[k], b = poly[k + 1 == count ? 0 : k + 1]
                     let da = nx * a.x + ny * a.y - offset, db = nx * b.x + ny * b.y - offset
                     if da <= 0 { spare[kept] = a; kept += 1 }
-                    if (da < 0) != (db < 0) && da != db {
+                    if (da <= 0) != (db <= 0) {
                         let t = da / (da - db)
                         spare[kept] = [a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t]
                         kept += 1
@@ -126,7 +132,7 @@ extension Canvas {
 }
 
 /// Premultiplied float texels (RGBA, 0…255), area-averaged down to twice the frame's size along
-/// each axis where the image is larger than its frame.
+/// each axis where the image is more than twice as large as its frame.
 struct Texture {
     let width: Int, height: Int
     /// The image is larger than the frame along x (y): the draw takes four taps per pixel.
@@ -179,12 +185,12 @@ struct Texture {
     }
 
     /// Texels along an axis: the source count where the image is enlarged (sampled bilinearly as
-    /// is); where it is shrunk, two per frame pixel (rounded up), which the area average makes
-    /// from the source whatever the ratio (also above 1:2, where a texel takes from one or two
-    /// source texels).
+    /// is); where it is shrunk, two per frame pixel (rounded up) but never more than the source
+    /// has — between 1:1 and 1:2 the four taps read the source itself, and a texture is never
+    /// larger than its image (a 10000² photo in a 9000 px frame would otherwise take 5 GB).
     static func resampledCount(_ source: Int, frame: Double) -> Int {
         guard isShrunk(source, frame: frame) else { return source }
-        return max(1, Int((2 * frame).rounded(.up)))
+        return max(1, min(source, Int((2 * frame).rounded(.up))))
     }
 
     static func isShrunk(_ source: Int, frame: Double) -> Bool { frame.isFinite && frame < Double(source) }

@@ -131,10 +131,11 @@ final class ImageTests: XCTestCase {
         XCTAssertEqual(Double(px(d, 15, 15)[0]), 127.5, accuracy: 2)
     }
 
-    func testShrinkingByLessThanTwoAveragesTheArea() {
+    func testShrinkingByLessThanTwoIsCloseToTheAreaAverage() {
         // 1-texel stripes, 30 texels into 20 px (1.5 texels per pixel). Bilinear alone weights the
-        // two nearest texels by distance (64 and 191 here); the area average gives every pixel the
-        // mean of the 1.5 texels under it (85 and 170).
+        // two nearest texels by distance (64 and 191 here, 21 levels from the area average); the
+        // four taps at the pixel's quarter points, on the source itself between 1:1 and 1:2, come
+        // within 12 levels of the mean of the 1.5 texels under each pixel (85 and 170).
         var pixels = [UInt8]()
         for _ in 0..<30 { for x in 0..<30 { let v: UInt8 = x % 2 == 0 ? 0 : 255; pixels += [v, v, v, 255] } }
         let img = Bitmap(width: 30, height: 30, pixels: pixels, isPremultiplied: false)
@@ -145,8 +146,41 @@ final class ImageTests: XCTestCase {
             let a = 1.5 * Double(x), b = a + 1.5
             var white = 0.0
             for t in Int(a)..<Int(b.rounded(.up)) where t % 2 == 1 { white += min(b, Double(t + 1)) - max(a, Double(t)) }
-            XCTAssertEqual(Double(px(c, x, 10)[0]), 255 * white / 1.5, accuracy: 1, "column \(x)")
+            XCTAssertEqual(Double(px(c, x, 10)[0]), 255 * white / 1.5, accuracy: 12, "column \(x)")
         }
+    }
+
+    func testShrinkingTwoToOneOrMoreIsTheAreaAverage() {
+        // 1-texel stripes, 50 texels into 20 px (2.5 texels per pixel): resampled by area to two
+        // texels per pixel, the taps give each pixel exactly the mean of its 2.5 texels.
+        var pixels = [UInt8]()
+        for _ in 0..<50 { for x in 0..<50 { let v: UInt8 = x % 2 == 0 ? 0 : 255; pixels += [v, v, v, 255] } }
+        let img = Bitmap(width: 50, height: 50, pixels: pixels, isPremultiplied: false)
+        var c = white(20, 20)
+        c.draw(image: img, placement: ImagePlacement(asset: "a", x: 0, y: 0, width: 200, height: 200), scale: 1)
+        for x in 0..<20 {
+            let a = 2.5 * Double(x), b = a + 2.5
+            var white = 0.0
+            for t in Int(a)..<Int(b.rounded(.up)) where t % 2 == 1 { white += min(b, Double(t + 1)) - max(a, Double(t)) }
+            XCTAssertEqual(Double(px(c, x, 10)[0]), 255 * white / 2.5, accuracy: 1, "column \(x)")
+        }
+    }
+
+    func testFrameEdgesOnPixelEdges() {
+        // A frame one pixel wide whose edges lie exactly on pixel boundaries: the edge pixels'
+        // clipping meets vertices lying on the clipping lines (this once overran the clipper's
+        // fixed buffers).
+        var c = white(60, 600)
+        c.draw(image: solid(2, 2, [0, 0, 0, 255]),
+               placement: ImagePlacement(asset: "a", x: 400, y: 2000, width: 10, height: 3000), scale: 1)
+        XCTAssertEqual(px(c, 40, 200), [0, 0, 0, 255])
+        XCTAssertEqual(px(c, 40, 499), [0, 0, 0, 255])
+        XCTAssertEqual(px(c, 40, 500), [255, 255, 255, 255])
+        XCTAssertEqual(px(c, 39, 300), [255, 255, 255, 255])
+        XCTAssertEqual(px(c, 41, 300), [255, 255, 255, 255])
+        XCTAssertEqual(Canvas.squareInFrame(-0.5, -150, 1, 0, 1, 300), 1, accuracy: 1e-12)
+        XCTAssertEqual(Canvas.squareInFrame(-0.5, 149, 1, 0, 1, 300), 1, accuracy: 1e-12)
+        XCTAssertEqual(Canvas.squareInFrame(0.5, 0, 1, 0, 1, 300), 0)
     }
 
     func testPartialBoxAtTheEdgeIsWeightedByItsSize() {
