@@ -301,17 +301,40 @@ enum HostileImages {
     }
 }
 
-/// Peak resident set size of this process so far, in bytes (getrusage reports KiB on Linux).
+/// Peak resident set size of this process in bytes: since the last `resetPeakRSS()` (VmHWM),
+/// or since it started where /proc is missing (getrusage reports KiB on Linux).
 func peakRSS() -> Int {
+    if let kilobytes = procStatus("VmHWM") { return kilobytes * 1024 }
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return usage.ru_maxrss * 1024
 }
 
+/// A "Name: N kB" line of /proc/self/status.
+private func procStatus(_ name: String) -> Int? {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+        return Int(line.dropFirst(name.count + 1).split(separator: " ").first ?? "")
+    }
+    return nil
+}
+
+/// Lowers the peak RSS (VmHWM) to the current RSS: Linux resets it when a process writes 5 to
+/// its /proc/self/clear_refs. False where that is not allowed.
+@discardableResult
+func resetPeakRSS() -> Bool {
+    let fd = open("/proc/self/clear_refs", O_WRONLY)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return write(fd, "5", 1) == 1
+}
+
 /// Runs `body`, returning its result with the wall time it took and how much it raised the
-/// process's peak RSS. A large allocation raises the peak unless an earlier one was larger
-/// still, so tests that use this keep their own data small.
+/// process's peak RSS. The peak is reset first where Linux allows it, so an earlier test's larger
+/// allocation cannot hide this one's; elsewhere a large allocation raises the peak only when no
+/// earlier one was larger still, so tests that use this keep their own data small.
 func measured<T>(_ body: () throws -> T) rethrows -> (value: T, seconds: Double, peakGrowth: Int) {
+    resetPeakRSS()
     let before = peakRSS()
     let start = DispatchTime.now().uptimeNanoseconds
     let value = try body()

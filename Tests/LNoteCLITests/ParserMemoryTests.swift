@@ -19,6 +19,21 @@ final class ParserMemoryTests: XCTestCase {
         return m.value
     }
 
+    /// The measure itself: an allocation must show even after a larger one earlier in the process
+    /// (the tests run in one process, and some render large pages first).
+    func testPeakGrowthSeesAnAllocationAfterALargerOne() throws {
+        guard resetPeakRSS() else { throw XCTSkip("this kernel does not let a process reset its peak RSS") }
+        func touch(_ megabytes: Int) -> Int {
+            let bytes = UnsafeMutableRawPointer.allocate(byteCount: megabytes << 20, alignment: 64)
+            defer { bytes.deallocate() }
+            for page in stride(from: 0, to: megabytes << 20, by: 4096) { bytes.storeBytes(of: 1, toByteOffset: page, as: UInt8.self) }
+            return Int(bytes.load(fromByteOffset: 4096, as: UInt8.self))
+        }
+        _ = touch(256)
+        let m = measured { touch(96) }
+        XCTAssertGreaterThan(m.peakGrowth, 64 << 20)
+    }
+
     func testContentValuesOnlyCheckedForTheirTypeAreNotBuilt() throws {
         let huge = zeros(8)
         let image = #"{"type":"image","id":"I","asset":"\#(IDs.p1).jpg","frame":"#
