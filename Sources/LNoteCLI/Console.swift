@@ -3,9 +3,10 @@ import Foundation
 /// Where a command's output goes. The real tool writes to standard output and standard error;
 /// tests capture both.
 ///
-/// A failed write never stops the process (Foundation's `FileHandle.write(_:)` traps on one,
+/// A failed write does not crash the process (Foundation's `FileHandle.write(_:)` traps on one,
 /// e.g. `> /dev/full`): the first failure on standard output is kept in `outputFailure`, later
-/// output to it is dropped, and the tool exits non-zero with a message on standard error.
+/// output to it is dropped, and the tool exits non-zero with a message on standard error. A
+/// reader that closes a pipe early (`| head`) still ends the tool with SIGPIPE, as it ends `cat`.
 public final class Console: @unchecked Sendable {
     /// Each returns the errno of a failed write, nil when all of the text was written.
     private let writeOut: (String) -> Int32?

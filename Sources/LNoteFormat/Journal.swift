@@ -87,7 +87,7 @@ public struct JournalReport: Sendable, Equatable {
     /// How many frames were applied (all of them, not only those in `applied`).
     public internal(set) var appliedCount = 0
     /// The first `maxRecordedDiscards` discarded frames; `discardedCount` counts them all.
-    public var discarded: [DiscardedFrame] = []
+    public internal(set) var discarded: [DiscardedFrame] = []
     /// How many frames were discarded (all of them, not only those in `discarded`).
     public internal(set) var discardedCount = 0
     /// Offset of a torn tail (a header shorter than 9 bytes, or a declared length past the end
