@@ -130,7 +130,14 @@ final class ProcessTests: XCTestCase {
         }
         try assertLibraryWhole(library, "after compaction kills")
 
-        // A rerun of both completes, and check is clean.
+        // A rerun of both completes, and check is clean. A kill can leave a snapshot's temporary
+        // file, which compaction deletes only once it is older than the 10-minute grace (it may
+        // be the app's own save in progress): age them past it first.
+        // One such file for certain, whether or not a kill landed mid-write.
+        let page = try LNotePackage.open(at: URL(fileURLWithPath: journaled[0])).document.validPages[0]
+        FileManager.default.createFile(atPath: journaled[0] + "/pages/.\(page.id.original).content.tmp-0123456789abcdef",
+                                       contents: Data("{".utf8))
+        for path in journaled { try backdateTemporaryFiles(in: path, by: LNotePackage.sourceTemporaryFileGraceSeconds + 60) }
         for path in journaled {
             let (status, out) = try runToEnd("lnote-render", ["compact", path])
             XCTAssertEqual(status, 0, out)
@@ -142,6 +149,18 @@ final class ProcessTests: XCTestCase {
             XCTAssertEqual(checkStatus, 0, report)
             for rule in ["missing-thumbnail", "stale-thumbnail", "temporary-file", "manifest", "orphan-thumbnail"] {
                 XCTAssertFalse(report.contains("[\(rule)"), "\(path): [\(rule)] in\n\(report)")
+            }
+        }
+    }
+
+    /// Sets the modification time of every temporary file in the package (its directory, pages/,
+    /// assets/, thumbnails/) `seconds` into the past.
+    func backdateTemporaryFiles(in package: String, by seconds: Double) throws {
+        let then = Date().addingTimeInterval(-seconds)
+        for dir in ["", "/pages", "/assets", "/thumbnails"] {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: package + dir)) ?? []
+            where AtomicFile.isTemporaryFileName(name) {
+                try FileManager.default.setAttributes([.modificationDate: then], ofItemAtPath: package + dir + "/" + name)
             }
         }
     }
