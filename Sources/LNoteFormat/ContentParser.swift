@@ -186,7 +186,7 @@ public enum ContentParser {
                     try s.skipValue()
                     // `skipValue` also consumes the whitespace after the value.
                     var end = s.pos
-                    while end > keyStart, [0x20, 0x0A, 0x0D, 0x09].contains(buf[end - 1]) { end -= 1 }
+                    while end > keyStart, JSONScanner.isWhitespace(buf[end - 1]) { end -= 1 }
                     unknownMembers.append(source[keyStart..<end])
                 }
             }

@@ -34,18 +34,14 @@ public enum FileIO {
     /// after a check is refused too) and anything that is not a regular file.
     /// - Parameter display: the path to name in errors (relative to the package).
     public static func readRegularFile(atPath path: String, display: String, maxBytes: Int = Int.max) throws(LNoteError) -> [UInt8] {
-        try readOpened(open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), display: display, maxBytes: maxBytes)
+        try readOpened(open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), display: display, maxBytes: maxBytes).bytes
     }
 
     /// Reads the regular file at `relative` ("dir/name") under the directory `root` (see
     /// `openDirectory(_:under:)`): a package read never returns bytes from outside the package.
     public static func readRegularFile(relative: String, under root: String, display: String,
                                        maxBytes: Int = Int.max) throws(LNoteError) -> [UInt8] {
-        let (dir, name) = AtomicFile.split(relative)
-        let dfd = try openDirectory(dir, under: root, display: display, action: "read")
-        defer { close(dfd) }
-        return try readOpened(openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
-                              display: display, maxBytes: maxBytes)
+        try readRegularFileAndIdentity(relative: relative, under: root, display: display, maxBytes: maxBytes).0
     }
 
     private static func openError(_ code: Int32, display: String) -> LNoteError {
@@ -54,8 +50,9 @@ public enum FileIO {
         return LNoteError(.io, file: display, rule: "read", message: "cannot open: \(errnoText(code))")
     }
 
-    /// The whole regular file behind `fd` (the result of an open; negative: its errno), closed after.
-    private static func readOpened(_ fd: Int32, display: String, maxBytes: Int) throws(LNoteError) -> [UInt8] {
+    /// The whole regular file behind `fd` (the result of an open; negative: its errno), closed
+    /// after, with its fstat taken before the read.
+    private static func readOpened(_ fd: Int32, display: String, maxBytes: Int) throws(LNoteError) -> (bytes: [UInt8], stat: stat) {
         guard fd >= 0 else { throw openError(errno, display: display) }
         defer { close(fd) }
         var st = stat()
@@ -78,7 +75,7 @@ public enum FileIO {
             if n == 0 { out.removeLast(size - filled); break } // shrank while reading
             filled += n
         }
-        return out
+        return (out, st)
     }
 
     /// Names in a directory (not `.`/`..`), sorted; empty when it does not exist. Follows
@@ -270,22 +267,15 @@ public enum FileIO {
     }
 
     /// `readRegularFile(relative:under:display:maxBytes:)`, with the identity of the file the
-    /// bytes came from, taken from the same descriptor (so from that very file, whatever is
-    /// renamed or created at its name meanwhile).
+    /// bytes came from, taken from the descriptor they were read through (so from that very
+    /// file, whatever is renamed or created at its name meanwhile).
     static func readRegularFileAndIdentity(relative: String, under root: String, display: String,
                                            maxBytes: Int = Int.max) throws(LNoteError) -> ([UInt8], FileIdentity) {
         let (dir, name) = AtomicFile.split(relative)
         let dfd = try openDirectory(dir, under: root, display: display, action: "read")
         defer { close(dfd) }
-        let fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-        // A second descriptor of the same open file outlives `readOpened`, which closes its own.
-        let kept = fd >= 0 ? dup(fd) : -1
-        defer { if kept >= 0 { close(kept) } }
-        let bytes = try readOpened(fd, display: display, maxBytes: maxBytes)
-        var st = stat()
-        guard kept >= 0, fstat(kept, &st) == 0 else {
-            throw LNoteError(.io, file: display, rule: "read", message: "cannot stat: \(errnoText())")
-        }
+        let (bytes, st) = try readOpened(openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
+                                         display: display, maxBytes: maxBytes)
         return (bytes, FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: bytes.count))
     }
 

@@ -176,12 +176,11 @@ struct JSONScanner {
         if count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { pos = 3 }
     }
 
+    /// JSON whitespace is exactly space, tab, LF, CR.
+    @inline(__always) static func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+
     @inline(__always) mutating func skipWhitespace() {
-        while pos < count {
-            let c = base[pos]
-            // JSON whitespace is exactly space, tab, LF, CR.
-            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { pos += 1 } else { return }
-        }
+        while pos < count, JSONScanner.isWhitespace(base[pos]) { pos += 1 }
     }
 
     /// After the top-level value: only whitespace may follow.

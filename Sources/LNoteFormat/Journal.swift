@@ -105,6 +105,12 @@ public struct JournalReport: Sendable, Equatable {
         if applied.count < JournalReport.maxRecordedApplied { applied.append(frame) }
     }
 
+    /// `frame` is built only while it is still recorded.
+    mutating func record(_ frame: @autoclosure () -> DiscardedFrame) {
+        discardedCount += 1
+        if discarded.count < JournalReport.maxRecordedDiscards { discarded.append(frame()) }
+    }
+
     /// One warning per recorded discarded frame, one summary for the rest, and one for a torn
     /// tail.
     public func diagnostics(file: String) -> [Diagnostic] {
@@ -199,10 +205,7 @@ public enum Journal {
                 let frameOffset = offset
                 offset += headerSize + length
                 func discard(_ reason: @autoclosure () -> JournalReport.DiscardedFrame.Reason) {
-                    report.discardedCount += 1
-                    if report.discarded.count < JournalReport.maxRecordedDiscards {
-                        report.discarded.append(.init(offset: frameOffset, typeByte: typeByte, length: length, reason: reason()))
-                    }
+                    report.record(.init(offset: frameOffset, typeByte: typeByte, length: length, reason: reason()))
                 }
                 guard crc(type: typeByte, payload: payload) == storedCRC else { discard(.crcMismatch); continue }
                 guard let type = JournalFrameType(rawValue: typeByte) else { discard(.unknownType(typeByte)); continue }

@@ -90,12 +90,12 @@ public struct LNotePackage: Sendable {
 
     /// Temporary files of source files (document.json, pages/, assets/) may belong to a write
     /// the app is making right now, so they are deleted only once they are this old (seconds
-    /// since their last change). `gc` and compaction apply the same rule.
+    /// since their last change); see `removableTemporaryFiles`.
     public static let sourceTemporaryFileGraceSeconds: Double = 600
 
     /// Seconds since the regular file `relative` was last modified, read through its directory
     /// as every access here is; nil when it is not a regular file or cannot be examined.
-    public func age(ofFile relative: String, now: Double = Date().timeIntervalSince1970) -> Double? {
+    func age(ofFile relative: String, now: Double = Date().timeIntervalSince1970) -> Double? {
         let (dir, name) = AtomicFile.split(relative)
         guard let dfd = try? FileIO.openDirectory(dir, under: path, display: relative, action: "read") else { return nil }
         defer { close(dfd) }
@@ -378,6 +378,21 @@ public struct LNotePackage: Sendable {
         return out
     }
 
+    /// The stray temporary files that may be deleted now (by `gc`, the regenerator's clean-up and
+    /// compaction alike): only regular files (a link or a directory with such a name is not one
+    /// of ours); those of our own derived files (thumbnails/, manifest.json), which have no other
+    /// writer, at once; those of source files only once `sourceTemporaryFileGraceSeconds` old.
+    public func removableTemporaryFiles(now: Double = Date().timeIntervalSince1970) -> [String] {
+        strayTemporaryFiles().filter { relative in
+            guard let age = age(ofFile: relative, now: now) else { return false }
+            let name = AtomicFile.split(relative).name
+            if relative.hasPrefix(LNotePackage.thumbnailsDirectory + "/") || name.hasPrefix(".\(Manifest.fileName).tmp-") {
+                return true
+            }
+            return age >= LNotePackage.sourceTemporaryFileGraceSeconds
+        }
+    }
+
     // MARK: compaction
 
     /// Compacts a page: the replayed elements are written as a new snapshot (atomically, each
@@ -432,15 +447,10 @@ public struct LNotePackage: Sendable {
                              message: "replaying this journal over the compacted snapshot would give a different page (shared or missing ids); not compacted")
         }
         // Temporary files of this very snapshot left by an interrupted write (an earlier
-        // compaction, or the app) go first, as `gc` would delete them: only once they are old
+        // compaction, or the app) go first, by the rule `gc` follows: only once they are old
         // enough, since a fresh one may be the app's own save of this page in progress.
-        let contentName = AtomicFile.split(page.contentFile).name
-        let strays = try entries(of: LNotePackage.pagesDirectory).map(\.name).filter {
-            AtomicFile.isTemporaryFileName($0) && $0.hasPrefix(".\(contentName).tmp-")
-        }
-        for stray in strays {
-            let file = "\(LNotePackage.pagesDirectory)/\(stray)"
-            guard let age = age(ofFile: file), age >= LNotePackage.sourceTemporaryFileGraceSeconds else { continue }
+        let strayPrefix = "\(LNotePackage.pagesDirectory)/.\(AtomicFile.split(page.contentFile).name).tmp-"
+        for file in removableTemporaryFiles() where file.hasPrefix(strayPrefix) {
             try? FileIO.removeFile(relative: file, under: path, display: file)
         }
         try AtomicFile.write(snapshot, relative: page.contentFile, under: path)

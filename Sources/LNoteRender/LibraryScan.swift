@@ -44,26 +44,3 @@ public enum LibraryScan {
         }
     }
 }
-
-/// Temporary files left in a package by interrupted atomic writes (`.<name>.tmp-<anything>`).
-public enum StrayFiles {
-    /// Source files (document.json, pages/, assets/) may be mid-write by the app right now, so
-    /// their temporary files are removed only once they are this old. Our own derived files
-    /// (thumbnails/, manifest.json) have no other writer and go at once.
-    public static let sourceGraceSeconds: Double = LNotePackage.sourceTemporaryFileGraceSeconds
-
-    public static func removable(in package: LNotePackage, now: Date = Date()) -> [String] {
-        package.strayTemporaryFiles().filter { relative in
-            // Only regular files are left by interrupted writes; a link or a directory with
-            // such a name is not ours to delete (and deleting it would be refused anyway).
-            guard FileIO.kind(atPath: package.absolutePath(relative)) == .regular else { return false }
-            let name = relative.split(separator: "/").last.map(String.init) ?? relative
-            if relative.hasPrefix(LNotePackage.thumbnailsDirectory + "/") || name.hasPrefix(".\(Manifest.fileName).tmp-") {
-                return true
-            }
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: package.absolutePath(relative)),
-                  let modified = attributes[.modificationDate] as? Date else { return false }
-            return now.timeIntervalSince(modified) >= sourceGraceSeconds
-        }
-    }
-}

@@ -181,7 +181,7 @@ public enum GarbageCollector {
         for file in try package.thumbnailFiles() where file.kind == .regular {
             if let id = file.pageID, !listed.contains(id) { plan.thumbnails.append(file.relativePath) }
         }
-        plan.temporaryFiles = StrayFiles.removable(in: package)
+        plan.temporaryFiles = package.removableTemporaryFiles()
         return plan
     }
 

@@ -131,39 +131,36 @@ final class ImageTests: XCTestCase {
         XCTAssertEqual(Double(px(d, 15, 15)[0]), 127.5, accuracy: 2)
     }
 
-    func testShrinkingByLessThanTwoIsCloseToTheAreaAverage() {
-        // 1-texel stripes, 30 texels into 20 px (1.5 texels per pixel). Bilinear alone weights the
-        // two nearest texels by distance (64 and 191 here, 21 levels from the area average); the
-        // four taps at the pixel's quarter points, on the source itself between 1:1 and 1:2, come
-        // within 12 levels of the mean of the 1.5 texels under each pixel (85 and 170).
+    /// 1-texel black and white stripes, `texels` wide, drawn into a frame 20 px wide: each
+    /// column of row 10 within `accuracy` levels of the exact area average of the stripes under it.
+    private func assertStripesAreaAveraged(texels: Int, accuracy: Double, file: StaticString = #filePath, line: UInt = #line) {
         var pixels = [UInt8]()
-        for _ in 0..<30 { for x in 0..<30 { let v: UInt8 = x % 2 == 0 ? 0 : 255; pixels += [v, v, v, 255] } }
-        let img = Bitmap(width: 30, height: 30, pixels: pixels, isPremultiplied: false)
+        for _ in 0..<texels { for x in 0..<texels { let v: UInt8 = x % 2 == 0 ? 0 : 255; pixels += [v, v, v, 255] } }
+        let img = Bitmap(width: texels, height: texels, pixels: pixels, isPremultiplied: false)
         var c = white(20, 20)
         c.draw(image: img, placement: ImagePlacement(asset: "a", x: 0, y: 0, width: 200, height: 200), scale: 1)
+        let ratio = Double(texels) / 20
         for x in 0..<20 {
-            // Pixel x covers texels [1.5x, 1.5x + 1.5): one whole texel and half of another.
-            let a = 1.5 * Double(x), b = a + 1.5
+            // Pixel x covers texels [ratio·x, ratio·(x + 1)).
+            let a = ratio * Double(x), b = a + ratio
             var white = 0.0
             for t in Int(a)..<Int(b.rounded(.up)) where t % 2 == 1 { white += min(b, Double(t + 1)) - max(a, Double(t)) }
-            XCTAssertEqual(Double(px(c, x, 10)[0]), 255 * white / 1.5, accuracy: 12, "column \(x)")
+            XCTAssertEqual(Double(px(c, x, 10)[0]), 255 * white / ratio, accuracy: accuracy, "column \(x)", file: file, line: line)
         }
     }
 
+    func testShrinkingByLessThanTwoIsCloseToTheAreaAverage() {
+        // 30 texels into 20 px (1.5 texels per pixel: one whole texel and half of another). Bilinear
+        // alone weights the two nearest texels by distance (64 and 191 here, 21 levels from the
+        // area average); the four taps at the pixel's quarter points, on the source itself between
+        // 1:1 and 1:2, come within 12 levels of the mean of the texels under each pixel (85, 170).
+        assertStripesAreaAveraged(texels: 30, accuracy: 12)
+    }
+
     func testShrinkingTwoToOneOrMoreIsTheAreaAverage() {
-        // 1-texel stripes, 50 texels into 20 px (2.5 texels per pixel): resampled by area to two
-        // texels per pixel, the taps give each pixel exactly the mean of its 2.5 texels.
-        var pixels = [UInt8]()
-        for _ in 0..<50 { for x in 0..<50 { let v: UInt8 = x % 2 == 0 ? 0 : 255; pixels += [v, v, v, 255] } }
-        let img = Bitmap(width: 50, height: 50, pixels: pixels, isPremultiplied: false)
-        var c = white(20, 20)
-        c.draw(image: img, placement: ImagePlacement(asset: "a", x: 0, y: 0, width: 200, height: 200), scale: 1)
-        for x in 0..<20 {
-            let a = 2.5 * Double(x), b = a + 2.5
-            var white = 0.0
-            for t in Int(a)..<Int(b.rounded(.up)) where t % 2 == 1 { white += min(b, Double(t + 1)) - max(a, Double(t)) }
-            XCTAssertEqual(Double(px(c, x, 10)[0]), 255 * white / 2.5, accuracy: 1, "column \(x)")
-        }
+        // 50 texels into 20 px (2.5 texels per pixel): resampled by area to two texels per pixel,
+        // the taps give each pixel exactly the mean of its 2.5 texels.
+        assertStripesAreaAveraged(texels: 50, accuracy: 1)
     }
 
     func testFrameEdgesOnPixelEdges() {
