@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LNoteCodecs
 import LNoteFormat
+import LNoteRaster
 
 /// How thumbnails are made. Part of every thumbnail's fingerprint: changing a setting
 /// re-renders.
@@ -155,7 +156,8 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                                           assets: shownAssets(page, in: package, assetHashes: plan.assetHashes))
             let jpeg: [UInt8]
             do {
-                jpeg = try JPEGEncoder.encode(rendered.bitmap, quality: settings.quality,
+                // Thumbnails draw the paper, so this flattening is a no-op kept for the rule.
+                jpeg = try JPEGEncoder.encode(rendered.bitmap.flattened(onto: .white), quality: settings.quality,
                                               pixelsPerInch: JPEGEncoder.density(pixelsPerInch: 72 * rendered.scale),
                                               comment: Array(fingerprint.text.utf8))
             } catch {

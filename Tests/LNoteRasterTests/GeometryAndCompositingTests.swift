@@ -3,20 +3,6 @@ import LNoteBitmap
 import LNoteFormat
 @testable import LNoteRaster
 
-final class GeometryTests: XCTestCase {
-    func testPixelSize() {
-        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: 1) == (834, 1194))
-        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: 2) == (1668, 2388))
-        // Halves round up; tiny pages still get one pixel.
-        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 8345, pageHeight: 15, scale: 1) == (835, 2))
-        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 1, pageHeight: 1, scale: 0.38) == (1, 1))
-        let s = RasterGeometry.scale(forWidth: 320, pageWidth: 8340)
-        XCTAssertEqual(s, 320.0 / 834.0, accuracy: 1e-12)
-        XCTAssertEqual(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: s).width, 320)
-        XCTAssertEqual(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: s).height, 458)
-    }
-}
-
 /// Exact 8-bit results of the blend formulas.
 final class CompositingTests: XCTestCase {
     /// A stroke that fully covers every pixel of a small canvas.

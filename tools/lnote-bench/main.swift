@@ -15,6 +15,7 @@ import Foundation
 import LNoteCodecs
 import LNoteFormat
 import LNoteRaster
+import LNoteShape
 
 struct Arguments {
     var dense = ""
@@ -74,8 +75,8 @@ func denseRaster(_ package: LNotePackage, runs: Int) throws -> [String: Any] {
     for scale in RasterScale.allCases {
         progress("raster \(scale.rawValue)")
         let t = try measureRaster(page, at: scale, runs: runs)
-        let size = RasterGeometry.pixelSize(pageWidth: entry.width, pageHeight: entry.height,
-                                            scale: scale.scale(pageWidth: entry.width))
+        let size = PageTransform(pageWidth: entry.width, pageHeight: entry.height,
+                                 scale: scale.scale(pageWidth: entry.width))
         raster[scale.rawValue] = ["ours": rounded(t.median), "ours_min": rounded(t.min), "ours_max": rounded(t.max),
                                   "width": size.width, "height": size.height]
     }
