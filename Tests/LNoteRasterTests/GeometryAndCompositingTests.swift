@@ -92,3 +92,28 @@ final class CompositingTests: XCTestCase {
         XCTAssertGreaterThan(partial, 8, "anti-aliased edge pixels exist")
     }
 }
+
+/// Flattening a transparent canvas onto paper: the step before an encoder without alpha.
+final class FlatteningTests: XCTestCase {
+    func testFlattenedOntoPaperIsPremultipliedSourceOver() {
+        var c = Canvas(width: 2, height: 1)
+        c.draw(Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 200, a: 128), points: [5, 5, 100, 500, 0]), scale: 1)
+        let before = c.bitmap
+        XCTAssertFalse(before.isOpaque)
+        let white = before.flattened(onto: .white)
+        let paper = before.flattened(onto: Color(r: 250, g: 240, b: 200))
+        for i in 0..<2 {
+            let p = Array(before.pixels[(4 * i)..<(4 * i + 4)]).map { Int($0) }
+            let rest = 255 - p[3]
+            XCTAssertEqual(Array(white.pixels[(4 * i)..<(4 * i + 4)]).map { Int($0) },
+                           [p[0] + rest, p[1] + rest, p[2] + rest, 255])
+            XCTAssertEqual(Array(paper.pixels[(4 * i)..<(4 * i + 4)]).map { Int($0) },
+                           [p[0] + (250 * rest + 127) / 255, p[1] + (240 * rest + 127) / 255,
+                            p[2] + (200 * rest + 127) / 255, 255])
+        }
+        // An opaque image is its own flattening.
+        var o = Canvas(width: 3, height: 3)
+        o.fill(Color(r: 10, g: 20, b: 30))
+        XCTAssertEqual(o.bitmap.flattened(onto: .white), o.bitmap)
+    }
+}

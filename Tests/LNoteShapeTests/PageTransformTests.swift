@@ -20,7 +20,7 @@ final class PageTransformTests: XCTestCase {
                                      scale: PageTransform.scale(forHeight: 600, pageHeight: 11940)).height, 600)
         // Absurd scales clamp instead of trapping; the Double form is what limits are checked on.
         XCTAssertEqual(PageTransform.roundedDimension(8340, 1e300), Int(Int32.max))
-        XCTAssertEqual(PageTransform.exactDimension(8340, scale: 1e300), 834e299, accuracy: 1e290)
+        XCTAssertEqual(PageTransform.exactDimension(8340, scale: 1e300), 834e300, accuracy: 1e290)
     }
 
     func testMappingAndStrips() {
