@@ -50,7 +50,9 @@ let package = Package(
         .executableTarget(name: "lnote-render", dependencies: ["LNoteCLI"]),
 
         // Developer tools (built like everything else, run from tools/ scripts).
-        .executableTarget(name: "lnote-gen", dependencies: ["CZlib", "CJPEG"], path: "tools/lnote-gen"),
+        // Optimized in debug builds too: the tests generate their large fixtures with it.
+        .executableTarget(name: "lnote-gen", dependencies: ["CZlib", "CJPEG"], path: "tools/lnote-gen",
+                          swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .executableTarget(name: "lnote-bench",
                           dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG"],
                           path: "tools/lnote-bench", swiftSettings: hotLoopSettings),
@@ -60,6 +62,6 @@ let package = Package(
         .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteShape", "LNoteFormat", "LNoteBitmap"]),
         .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
         .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
-        .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
+        .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
     ]
 )

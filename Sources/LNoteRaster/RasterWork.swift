@@ -1,58 +1,75 @@
 import LNoteFormat
 import LNoteShape
 
-/// The raster backend's cost model: an upper-bound estimate of the work a page takes, in
-/// pixel operations, made before anything is drawn so that a page no budget allows is refused
-/// in milliseconds instead of stalling a server for minutes.
+/// The raster backend's cost model: an upper-bound estimate of the time a page takes, made
+/// before anything is drawn, so that a page no budget allows is refused in milliseconds
+/// instead of stalling a server for minutes or exhausting its memory.
 ///
-/// - A stroke costs `pieceRowCost` per capsule-row its pieces could touch (the scanline
-///   evaluation: slices of K sub-lines, merging, cell fills at its ends) plus one per pixel of its
-///   bounding box inside the image (summing and compositing the touched spans). Interior runs
-///   make a wide stroke's cell work proportional to its outline, so the area term is the
-///   compositing alone.
-/// - An image costs `imagePixelCost` per pixel of its frame's bounding box inside the image.
-/// - The canvas itself costs one per pixel (fill, background, encoding are all linear in it).
-///
-/// The weights were measured on the project's machine kind (release build): one capsule-row
-/// takes about as long as compositing 48 pixels; a resampled image pixel about 8.
+/// Units are nanoseconds of single-threaded work on the project's machine kind (release
+/// build), from measurements of each term on pages built to stress it (`lnote-gen costly`,
+/// reported by `tools/bench`):
+/// - per stroke, a fixed `strokeCost` (setup, scratch, the row sort) and `sampleCost` per sample
+///   (thin-stroke rule, simplification, streaming the pieces);
+/// - `pieceRowCost` per capsule-row its pieces could touch (slices of K sub-lines, merging,
+///   cell fills; interior runs keep a wide stroke's fills at its ends);
+/// - `pixelCost` per pixel of its bounding box inside the image (summing and compositing the
+///   touched spans): the bound a stroke that crosses the page pays, even if thin;
+/// - for a stroke with more pieces than the rasterizer holds at once, `pieceStreamCost` per
+///   piece for each extra pass over the shape (the histogram, then one pass per band);
+/// - per image, `imagePixelCost` per pixel of its frame's bounding box;
+/// - the canvas itself, `pixelCost` per pixel (fill, background, encoding).
 public struct RasterWork: Sendable, Equatable, Comparable, CustomStringConvertible {
-    /// Pixel operations.
+    /// Estimated nanoseconds.
     public var units: Double
 
     public init(units: Double) { self.units = units }
 
-    public static let pieceRowCost: Double = 48
-    public static let imagePixelCost: Double = 8
+    public static let strokeCost: Double = 2000
+    public static let sampleCost: Double = 20
+    public static let pieceRowCost: Double = 250
+    public static let pixelCost: Double = 8
+    public static let pieceStreamCost: Double = 50
+    public static let imagePixelCost: Double = 40
 
     public static func < (a: RasterWork, b: RasterWork) -> Bool { a.units < b.units }
 
-    /// Units in engineering notation with an SI prefix: "3.2 G".
-    public var description: String {
-        let v = units
-        for (limit, suffix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] where v >= limit {
-            return "\(Self.oneDecimal(v / limit)) \(suffix)"
-        }
-        return Self.oneDecimal(v)
+    /// The estimate in seconds.
+    public var seconds: Double { units / 1e9 }
+
+    /// "12.3 s", "0.045 s": three significant digits.
+    public var description: String { Self.secondsText(seconds) }
+
+    public static func secondsText(_ s: Double) -> String {
+        guard s.isFinite else { return "\(s) s" }
+        if s >= 100 { return "\(Int(s.rounded())) s" }
+        var digits = 2
+        var v = s
+        while v < 10 && digits < 6 && v > 0 { v *= 10; digits += 1 }
+        let scale = pow10(digits - 1)
+        let r = (s * scale).rounded() / scale
+        return r == r.rounded() && abs(r) < 1e15 ? "\(Int(r)) s" : "\(r) s"
     }
 
-    private static func oneDecimal(_ v: Double) -> String {
-        guard v.isFinite else { return String(v) }
-        let t = (v * 10).rounded()
-        return t.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(t / 10)) : String(t / 10)
-    }
+    private static func pow10(_ n: Int) -> Double { (0..<max(0, n)).reduce(1.0) { r, _ in r * 10 } }
 
     /// The estimate for drawing `elements` through `transform` (whole image, not a strip).
     /// `shape` is scratch (the strokes' effective samples are prepared into it one by one).
     public static func estimate(_ elements: [Element], transform: PageTransform, shape: StrokeShape = StrokeShape()) -> RasterWork {
+        let capacity = CoverageRasterizer.defaultCapacity
         let W = transform.width, H = transform.height
-        var units = Double(W) * Double(H)
+        var units = pixelCost * Double(W) * Double(H)
         for element in elements {
             switch element.kind {
             case .stroke(let stroke):
                 guard stroke.color.a > 0 else { continue }
                 shape.prepare(stroke, transform: transform)
                 let e = shape.extent(width: W, height: H)
-                units += e.pieceRows * pieceRowCost + e.boxPixels
+                units += strokeCost + sampleCost * Double(stroke.sampleCount)
+                    + pieceRowCost * e.pieceRows + pixelCost * e.boxPixels
+                if e.pieces > Double(capacity) {
+                    let passes = (e.pieces / Double(capacity)).rounded(.up) + 1
+                    units += pieceStreamCost * e.pieces * passes
+                }
             case .image(let placement):
                 units += imagePixelCost * framePixels(placement, transform: transform)
             case .unknown:

@@ -52,9 +52,9 @@ public enum PageRenderer {
         throws(LNoteError) -> RasterWork
     {
         let work = RasterWork.estimate(page.elements, transform: transform)
-        guard work.units <= options.maxWork else {
+        guard work.seconds <= options.maxWork else {
             throw LNoteError(.limit, file: page.contentFile, rule: "max-work",
-                             message: "rendering this page at \(transform.width)×\(transform.height) would take an estimated \(work) pixel operations, over the budget of \(RasterWork(units: options.maxWork)) (raise it with --max-work)")
+                             message: "rendering this page at \(transform.width)×\(transform.height) is estimated at \(work) of work, over the budget of \(RasterWork.secondsText(options.maxWork)) (raise it with --max-work)")
         }
         return work
     }

@@ -46,14 +46,14 @@ public struct RenderOptions: Sendable, Equatable {
     public var background: BackgroundMode
     /// Refuse to render a page larger than this many pixels (checked before allocating).
     public var maxPixels: Int
-    /// Refuse to render a page whose estimated work (`RasterWork`, pixel operations) is over
-    /// this, before drawing anything.
+    /// Refuse to render a page whose estimated work (`RasterWork`: seconds of one core of the
+    /// project's machine kind) is over this, before drawing anything.
     public var maxWork: Double
 
     public static let defaultMaxPixels = 100_000_000
-    /// About 8 s of single-threaded rendering on the project's machine kind; a dense page of
-    /// handwriting (2,000 strokes) at scale 2 estimates about 0.05 G.
-    public static let defaultMaxWork: Double = 8e9
+    /// 10 s of single-threaded rendering on the project's machine kind. A dense page of
+    /// handwriting (2,000 strokes) estimates about 0.3 s at scale 2.
+    public static let defaultMaxWork: Double = 10
 
     public init(size: OutputSize = .scale(1), background: BackgroundMode = .full, maxPixels: Int = defaultMaxPixels,
                 maxWork: Double = defaultMaxWork) {

@@ -207,14 +207,14 @@ public struct ShapeExtent: Sendable, Equatable {
     /// Pixels of the stroke's bounding box inside the image: a bound on the pixels whose
     /// coverage is summed and composited.
     public var boxPixels: Double = 0
+    /// Pieces of the segments that reach the image horizontally (a bound on the pieces a
+    /// clipping consumer keeps).
+    public var pieces: Double = 0
 
-    public init(pieceRows: Double = 0, boxPixels: Double = 0) {
+    public init(pieceRows: Double = 0, boxPixels: Double = 0, pieces: Double = 0) {
         self.pieceRows = pieceRows
         self.boxPixels = boxPixels
-    }
-
-    public static func + (a: ShapeExtent, b: ShapeExtent) -> ShapeExtent {
-        ShapeExtent(pieceRows: a.pieceRows + b.pieceRows, boxPixels: a.boxPixels + b.boxPixels)
+        self.pieces = pieces
     }
 }
 
@@ -235,7 +235,7 @@ extension StrokeShape {
         if m == 1 {
             let s = e[0]
             bx0 = s.x - s.r; bx1 = s.x + s.r; by0 = s.y - s.r; by1 = s.y + s.r
-            if bx1 > 0 && bx0 < W { out.pieceRows = rows(by0, by1) }
+            if bx1 > 0 && bx0 < W { out.pieceRows = rows(by0, by1); out.pieces = 1 }
         } else {
             for i in 0..<(m &- 1) {
                 let a = e[i], b = e[i &+ 1]
@@ -244,7 +244,9 @@ extension StrokeShape {
                 bx0 = min(bx0, x0); bx1 = max(bx1, x1); by0 = min(by0, y0); by1 = max(by1, y1)
                 guard x1 > 0 && x0 < W else { continue }
                 let pieces = Self.pieceCount(thin0: a.th, thin1: b.th, pencil0: a.pf, pencil1: b.pf)
-                out.pieceRows += Double(pieces) * rows(y0, y1)
+                let r = rows(y0, y1)
+                if r > 0 { out.pieces += Double(pieces) }
+                out.pieceRows += Double(pieces) * r
             }
         }
         let spanX = min(bx1, W).rounded(.up) - max(bx0, 0).rounded(.down)
