@@ -32,6 +32,7 @@ enum Presets {
     static let all: [String: @Sendable (GenOptions) throws -> [WriteStats]] = [
         "line": line, "page": page, "dense": dense, "doc200": doc200,
         "library": library, "features": features, "sample": sample, "costly": costly,
+        "highlighter": highlighter, "pencil": pencil,
     ]
 
     static func newDocument(_ rng: inout Random, title: String? = nil) -> (Document, Clock) {
