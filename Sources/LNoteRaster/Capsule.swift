@@ -19,10 +19,10 @@ struct Capsule {
     /// Tangent slopes |dx/dy| beyond this are evaluated in Double (x moves by more than this per row).
     static let largeSlope: Double = 1024
 
-    /// The hull of `piece`'s two discs in evaluation form.
-    init(_ piece: ShapePiece) {
+    /// The hull of `piece`'s two discs in evaluation form (`yMin`, `yMax`: the piece's).
+    @inline(__always)
+    init(_ piece: ShapePiece, yMin: Double, yMax: Double) {
         let (x0, y0, r0, x1, y1, r1) = (piece.x0, piece.y0, piece.r0, piece.x1, piece.y1, piece.r1)
-        let yMin = min(y0 - r0, y1 - r1), yMax = max(y0 + r0, y1 + r1)
         let off = Double.infinity
         let dx = x1 - x0, dy = y1 - y0
         let len = (dx * dx + dy * dy).squareRoot()

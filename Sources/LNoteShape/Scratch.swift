@@ -2,8 +2,9 @@
 ///
 /// Memory is uninitialised beyond what the user wrote; element types are trivial (numbers and
 /// plain structs of numbers). It only grows, to the largest size a stroke needed.
+@usableFromInline
 package final class Scratch<T> {
-    package private(set) var p: UnsafeMutablePointer<T>
+    @usableFromInline package private(set) var p: UnsafeMutablePointer<T>
     package private(set) var capacity: Int
 
     package init(capacity: Int = 64) {

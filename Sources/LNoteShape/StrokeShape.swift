@@ -64,12 +64,20 @@ public final class StrokeShape {
     public static let thinRadius: Double = 0.5
 
     /// A sample after the thin-stroke rule: radius max(ρ, 0.5), thin factor, pencil factor.
+    @usableFromInline
     struct EffectiveSample {
-        var x: Double, y: Double, r: Double, th: Double, pf: Double, rho: Double
+        @usableFromInline var x: Double, y: Double, r: Double, th: Double, pf: Double, rho: Double
+
+        @usableFromInline @inline(__always)
+        init(x: Double, y: Double, r: Double, th: Double, pf: Double, rho: Double) {
+            self.x = x; self.y = y; self.r = r; self.th = th; self.pf = pf; self.rho = rho
+        }
     }
 
-    private let effective = Scratch<EffectiveSample>()
-    private var count = 0
+    // Inlinable (with what it touches) so that `stream` is specialized for each consumer's sink
+    // in the consumer's module: the pieces go straight into the sink, with no call per piece.
+    @usableFromInline let effective = Scratch<EffectiveSample>()
+    @usableFromInline var count = 0
 
     public init() {}
 
@@ -118,6 +126,7 @@ public final class StrokeShape {
 
     /// Hands the prepared stroke's pieces to `sink`, in stroke order. Pieces of factor 0 (a
     /// zero-radius run) are not emitted.
+    @inlinable
     public func stream<S: ShapeSink>(into sink: inout S) {
         let m = count
         guard m > 0 else { return }
@@ -142,6 +151,7 @@ public final class StrokeShape {
     /// The swept-disc union along a path moves by at most √2 × the path's displacement, so the
     /// shape changes by at most about 0.007 px — a few thousandths of a pixel's coverage — while
     /// dense handwriting samples (a fraction of a pixel apart) collapse into far fewer parts.
+    @inlinable
     static func farthestReach(_ e: UnsafeMutablePointer<EffectiveSample>, from i: Int, count m: Int) -> Int {
         var best = i &+ 1
         var j = i &+ 2
@@ -173,7 +183,7 @@ public final class StrokeShape {
     }
 
     /// The number of pieces a part from `pa` to `pb` is cut into (0 for a zero-radius run).
-    @inline(__always)
+    @inlinable @inline(__always)
     static func pieceCount(thin0: Double, thin1: Double, pencil0: Double, pencil1: Double) -> Int {
         if thin0 <= 0 && thin1 <= 0 { return 0 }   // a zero-radius run draws nothing
         let variation = abs(thin1 - thin0) + abs(pencil1 - pencil0)
@@ -181,7 +191,7 @@ public final class StrokeShape {
     }
 
     /// One simplified part: cut into pieces of bounded factor change.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func emitPart<S: ShapeSink>(_ pa: EffectiveSample, _ pb: EffectiveSample, into sink: inout S) {
         let pieces = pieceCount(thin0: pa.th, thin1: pb.th, pencil0: pa.pf, pencil1: pb.pf)
         guard pieces > 0 else { return }

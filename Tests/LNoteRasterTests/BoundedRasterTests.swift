@@ -58,25 +58,40 @@ final class BoundedRasterTests: XCTestCase {
 
     func testWorkEstimateBoundsAndSeparatesClasses() {
         let t = PageTransform(pageWidth: 8340, pageHeight: 11940, scale: 1)
-        let canvas = Double(t.width * t.height)
+        let pixels = Double(t.width * t.height)
+        let canvas = RasterWork.pixelCost * pixels
         func work(_ elements: [Stroke]) -> Double {
             RasterWork.estimate(elements.map { Element(id: nil, kind: .stroke($0), json: []) }, transform: t).units - canvas
         }
-        // A short handwriting stroke: piece-rows and a small box.
+        func fixed(samples: Int) -> Double { RasterWork.strokeCost + RasterWork.sampleCost * Double(samples) }
+        // A short handwriting stroke: a few piece-rows and a small box, well under a millisecond.
         let small = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0), points: [1000, 1000, 10, 500, 0, 1100, 1050, 10, 500, 10])
         let w = work([small])
-        XCTAssertGreaterThan(w, 0)
-        XCTAssertLessThan(w, 2000)
-        // A disc covering the page costs its area; off-page geometry costs nothing.
+        XCTAssertGreaterThan(w, fixed(samples: 2))
+        XCTAssertLessThan(w, 1e5)
+        // A disc covering the page costs at least its area; off-page geometry only its samples.
         let huge = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0, a: 40), points: [4170, 5970, 100000, 500, 0])
-        XCTAssertGreaterThanOrEqual(work([huge]), canvas)
+        XCTAssertGreaterThanOrEqual(work([huge]), RasterWork.pixelCost * pixels)
         let away = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0), points: [-900000, -900000, 10, 500, 0, -800000, -800000, 10, 500, 5])
-        XCTAssertEqual(work([away]), 0)
-        // A stroke crossing the page diagonally from far outside: only the rows inside count.
+        XCTAssertEqual(work([away]), fixed(samples: 2))
+        // A stroke crossing the page diagonally from far outside: every row once, and its box.
         let diagonal = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0),
                               points: [-2_000_000_000, -2_000_000_000, 10, 500, 0, 2_000_000_000, 2_000_000_000, 10, 500, 5])
-        XCTAssertEqual(work([diagonal]), RasterWork.pieceRowCost * Double(t.height) + canvas, accuracy: 1)
+        XCTAssertEqual(work([diagonal]), fixed(samples: 2) + RasterWork.pieceRowCost * Double(t.height)
+                       + RasterWork.pixelCost * pixels, accuracy: 1)
         // Transparent ink draws nothing and costs nothing.
         XCTAssertEqual(work([Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0, a: 0), points: [4170, 5970, 100000, 500, 0])]), 0)
+        // More pieces than the rasterizer holds: the extra passes are counted.
+        var zig: [Int32] = []
+        for i in 0..<60_000 { zig += [Int32(100 + i % 800), Int32(100 + (i / 800) * 3), i % 2 == 0 ? 1 : 40, i % 2 == 0 ? 0 : 1000, Int32(i)] }
+        let pencil = Stroke(tool: .pencil, color: Color(r: 0, g: 0, b: 0), points: zig)
+        let shape = StrokeShape()
+        shape.prepare(pencil, transform: t)
+        let e = shape.extent(width: t.width, height: t.height)
+        XCTAssertGreaterThan(e.pieces, Double(CoverageRasterizer.defaultCapacity))
+        XCTAssertEqual(work([pencil]), fixed(samples: 60_000) + RasterWork.pieceRowCost * e.pieceRows
+                       + RasterWork.pixelCost * e.boxPixels
+                       + RasterWork.pieceStreamCost * e.pieces * ((e.pieces / Double(CoverageRasterizer.defaultCapacity)).rounded(.up) + 1),
+                       accuracy: 1)
     }
 }
