@@ -52,9 +52,9 @@ public struct RasterWork: Sendable, Equatable, Comparable, CustomStringConvertib
 
     private static func pow10(_ n: Int) -> Double { (0..<max(0, n)).reduce(1.0) { r, _ in r * 10 } }
 
-    /// The estimate for drawing `elements` through `transform` (whole image, not a strip).
-    /// `shape` is scratch (the strokes' effective samples are prepared into it one by one).
-    public static func estimate(_ elements: [Element], transform: PageTransform, shape: StrokeShape = StrokeShape()) -> RasterWork {
+    /// The estimate for drawing `elements` through `transform` (whole image, not a strip):
+    /// one pass over the samples, nothing allocated.
+    public static func estimate(_ elements: [Element], transform: PageTransform) -> RasterWork {
         let capacity = CoverageRasterizer.defaultCapacity
         let W = transform.width, H = transform.height
         var units = pixelCost * Double(W) * Double(H)
@@ -62,8 +62,7 @@ public struct RasterWork: Sendable, Equatable, Comparable, CustomStringConvertib
             switch element.kind {
             case .stroke(let stroke):
                 guard stroke.color.a > 0 else { continue }
-                shape.prepare(stroke, transform: transform)
-                let e = shape.extent(width: W, height: H)
+                let e = StrokeShape.extent(of: stroke, transform: transform)
                 units += strokeCost + sampleCost * Double(stroke.sampleCount)
                     + pieceRowCost * e.pieceRows + pixelCost * e.boxPixels
                 if e.pieces > Double(capacity) {

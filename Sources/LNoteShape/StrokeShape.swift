@@ -229,31 +229,43 @@ public struct ShapeExtent: Sendable, Equatable {
 }
 
 extension StrokeShape {
-    /// The extent of the prepared stroke on an image of `width` × `height` pixels (of the
-    /// transform it was prepared for). One pass over the effective samples, no pieces.
-    public func extent(width: Int, height: Int) -> ShapeExtent {
-        let m = count
-        guard m > 0 else { return ShapeExtent() }
-        let e = effective.p
-        let W = Double(width), H = Double(height)
+    /// The extent of `stroke` through `transform` on its image (`transform.width` ×
+    /// `transform.height`): one pass over the samples, nothing stored, no pieces cut. Where ρ
+    /// crosses the thin-stroke threshold a segment counts one piece more than its factor change
+    /// asks for (`prepare` splits it there in two).
+    public static func extent(of stroke: Stroke, transform: PageTransform) -> ShapeExtent {
+        let n = stroke.sampleCount
+        let k = transform.pixelsPerUnit
+        guard n > 0, k > 0, k.isFinite else { return ShapeExtent() }
+        let W = Double(transform.width), H = Double(transform.height), origin = transform.originX
+        let pencil = stroke.tool == .pencil
         @inline(__always) func rows(_ lo: Double, _ hi: Double) -> Double {
             let a = max(lo, 0).rounded(.down), b = min(hi, H).rounded(.up)
             return b > a ? b - a : 0
         }
         var out = ShapeExtent()
         var bx0 = Double.infinity, bx1 = -Double.infinity, by0 = Double.infinity, by1 = -Double.infinity
-        if m == 1 {
-            let s = e[0]
-            bx0 = s.x - s.r; bx1 = s.x + s.r; by0 = s.y - s.r; by1 = s.y + s.r
-            if bx1 > 0 && bx0 < W { out.pieceRows = rows(by0, by1); out.pieces = 1 }
-        } else {
-            for i in 0..<(m &- 1) {
-                let a = e[i], b = e[i &+ 1]
+        stroke.points.withUnsafeBufferPointer { pts in
+            @inline(__always) func sample(_ i: Int) -> (x: Double, y: Double, r: Double, th: Double, pf: Double, thin: Bool) {
+                let b = i &* 5
+                let rho = Double(pts[b &+ 2]) * k
+                return (Double(pts[b]) * k - origin, Double(pts[b &+ 1]) * k, max(rho, thinRadius), min(1, rho / thinRadius),
+                        pencil ? 0.25 + 0.75 * Double(pts[b &+ 3]) / 1000 : 1, rho < thinRadius)
+            }
+            var a = sample(0)
+            bx0 = a.x - a.r; bx1 = a.x + a.r; by0 = a.y - a.r; by1 = a.y + a.r
+            if n == 1 {
+                if bx1 > 0 && bx0 < W && a.th > 0 { out.pieceRows = rows(by0, by1); out.pieces = 1 }
+                return
+            }
+            for i in 1..<n {
+                let b = sample(i)
                 let x0 = min(a.x - a.r, b.x - b.r), x1 = max(a.x + a.r, b.x + b.r)
                 let y0 = min(a.y - a.r, b.y - b.r), y1 = max(a.y + a.r, b.y + b.r)
                 bx0 = min(bx0, x0); bx1 = max(bx1, x1); by0 = min(by0, y0); by1 = max(by1, y1)
+                defer { a = b }
                 guard x1 > 0 && x0 < W else { continue }
-                let pieces = Self.pieceCount(thin0: a.th, thin1: b.th, pencil0: a.pf, pencil1: b.pf)
+                let pieces = pieceCount(thin0: a.th, thin1: b.th, pencil0: a.pf, pencil1: b.pf) + (a.thin != b.thin ? 1 : 0)
                 let r = rows(y0, y1)
                 if r > 0 { out.pieces += Double(pieces) }
                 out.pieceRows += Double(pieces) * r

@@ -85,9 +85,7 @@ final class BoundedRasterTests: XCTestCase {
         var zig: [Int32] = []
         for i in 0..<60_000 { zig += [Int32(100 + i % 800), Int32(100 + (i / 800) * 3), i % 2 == 0 ? 1 : 40, i % 2 == 0 ? 0 : 1000, Int32(i)] }
         let pencil = Stroke(tool: .pencil, color: Color(r: 0, g: 0, b: 0), points: zig)
-        let shape = StrokeShape()
-        shape.prepare(pencil, transform: t)
-        let e = shape.extent(width: t.width, height: t.height)
+        let e = StrokeShape.extent(of: pencil, transform: t)
         XCTAssertGreaterThan(e.pieces, Double(CoverageRasterizer.defaultCapacity))
         XCTAssertEqual(work([pencil]), fixed(samples: 60_000) + RasterWork.pieceRowCost * e.pieceRows
                        + RasterWork.pixelCost * e.boxPixels

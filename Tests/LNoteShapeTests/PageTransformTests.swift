@@ -1,4 +1,5 @@
 import XCTest
+import LNoteFormat
 import LNoteShape
 
 final class PageTransformTests: XCTestCase {
