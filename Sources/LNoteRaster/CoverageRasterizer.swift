@@ -52,10 +52,11 @@ protocol CoverageSink {
 /// row, so Float keeps 1/128 px); capsules with huge coordinates or slopes take a Double path.
 /// Each row's touched column span is summed, handed to the sink and cleared.
 ///
-/// Unchecked arithmetic: the hot loops index raw buffers through `UnsafeMutablePointer` (no
-/// bounds checks) and use `&+`, `&-`, `&*` where the operands are pixel, cell and capsule
-/// indices bounded by `maxWidth`, the image height and `capacity`, so a release build needs no
-/// `-Ounchecked`.
+/// Unchecked, on purpose and only here: the hot loops index raw buffers through
+/// `UnsafeMutablePointer` (no bounds checks) and use `&+`, `&-`, `&*` where the operands are
+/// pixel, cell and capsule indices bounded by `maxWidth`, the image height and `capacity`; the
+/// per-row state is `@exclusivity(unchecked)` (only this object's own methods touch it, one
+/// stroke at a time). So a release build needs no `-Ounchecked`.
 final class CoverageRasterizer {
     /// Sub-scanlines per pixel row (the SIMD width of the slice computation).
     static let K = 12
@@ -86,18 +87,18 @@ final class CoverageRasterizer {
     /// Bit fills of the current row as (first word, last word) pairs: those inside the row's
     /// final interior run are cleared at the sum (the run may grow after they were made).
     private let fills = Scratch<Int32>()
-    private var fillCount = 0
+    @exclusivity(unchecked) private var fillCount = 0
     /// The current row's interior run, whole pixels [interiorLo, interiorHi); empty when lo ≥ hi.
-    private var interiorLo = 0, interiorHi = 0
+    @exclusivity(unchecked) private var interiorLo = 0, interiorHi = 0
     /// Row histograms for band planning: pieces starting, and ending (exclusive), in each bucket.
     private let starts = Scratch<Int>()
     private let ends = Scratch<Int>()
-    private var bitsWidth = 0, cellsWidth = 0
+    @exclusivity(unchecked) private var bitsWidth = 0, cellsWidth = 0
     /// Bytes from one sub-line's cells to the next: 16 per pixel, plus 16 of padding.
-    private var cellsStride = 0
-    private var uniformPath = true
+    @exclusivity(unchecked) private var cellsStride = 0
+    @exclusivity(unchecked) private var uniformPath = true
     /// Whether the current stroke has a capsule wide enough for an interior run (uniform only).
-    private var interiorsPossible = false
+    @exclusivity(unchecked) private var interiorsPossible = false
 
     /// Per-sub-line scratch: slice ends (2K floats), then the pending merged runs (2K floats)
     /// and, for varying factors, their byte values (K floats).

@@ -4,8 +4,10 @@
 /// plain structs of numbers). It only grows, to the largest size a stroke needed.
 @usableFromInline
 package final class Scratch<T> {
-    @usableFromInline package private(set) var p: UnsafeMutablePointer<T>
-    package private(set) var capacity: Int
+    // Read in every hot loop: no dynamic exclusivity check (only `grow` writes them, never
+    // while a loop holds the pointer).
+    @usableFromInline @exclusivity(unchecked) package private(set) var p: UnsafeMutablePointer<T>
+    @exclusivity(unchecked) package private(set) var capacity: Int
 
     package init(capacity: Int = 64) {
         self.capacity = max(1, capacity)
