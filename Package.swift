@@ -40,10 +40,14 @@ let package = Package(
         .target(name: "CCodecShim", dependencies: ["CPNG", "CJPEG"],
                 linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
 
+        // Float-to-integer conversions without range checks, for the raster's hot loops.
+        .target(name: "CUnchecked"),
+
         .target(name: "LNoteBitmap", swiftSettings: hotLoopSettings),
         .target(name: "LNoteFormat", dependencies: ["CZlib"], swiftSettings: hotLoopSettings),
         .target(name: "LNoteShape", dependencies: ["LNoteFormat"], swiftSettings: hotLoopSettings),
-        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape"], swiftSettings: hotLoopSettings),
+        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape", "CUnchecked"],
+                swiftSettings: hotLoopSettings),
         .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"], swiftSettings: hotLoopSettings),
         .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
         .target(name: "LNoteCLI", dependencies: ["LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),

@@ -1,3 +1,4 @@
+import CUnchecked
 import LNoteShape
 
 /// Receives a stroke's coverage one pixel row at a time: `coverage[k]` is the area-weighted
@@ -133,6 +134,20 @@ final class CoverageRasterizer {
         let width: Double, rowLo: Double, rowHi: Double
         let keepFrom: Int, room: Int
         var seen = 0, stored = 0
+        /// The capsule buffer and its capacity, read once per growth rather than per piece.
+        var base: UnsafeMutablePointer<Capsule>, held: Int
+
+        init(caps: Scratch<Capsule>, width: Double, rowLo: Double, rowHi: Double, keepFrom: Int, room: Int) {
+            self.caps = caps; self.width = width; self.rowLo = rowLo; self.rowHi = rowHi
+            self.keepFrom = keepFrom; self.room = room
+            base = caps.p; held = caps.capacity
+        }
+
+        @inline(never)
+        private mutating func grow() {
+            caps.reserve(held &+ 1, keep: stored)
+            base = caps.p; held = caps.capacity
+        }
         var yMin = Double.infinity, yMax = -Double.infinity
         var firstF: Float = -1
         var constantFactor = true
@@ -146,8 +161,8 @@ final class CoverageRasterizer {
             yMin = min(yMin, yLo); yMax = max(yMax, yHi)
             maxRadius = max(maxRadius, p.r0, p.r1)
             guard seen >= keepFrom, stored < room else { return }
-            caps.reserve(stored &+ 1, keep: stored)
-            caps.p[stored] = Capsule(p, yMin: yLo, yMax: yHi)
+            if stored == held { grow() }
+            base[stored] = Capsule(p, yMin: yLo, yMax: yHi)
             stored &+= 1
         }
     }
@@ -267,12 +282,12 @@ final class CoverageRasterizer {
         merged.reserve(n)
         let cp = caps.p, bp = bucket.p, op = order.p
         for i in 0..<n {
-            let s = max(rowMin, Int(cp[i].yMin.rounded(.down))) &- rowMin
+            let s = max(rowMin, CoverageRasterizer.floorRow(cp[i].yMin)) &- rowMin
             bp[s &+ 1] &+= 1
         }
         for r in 0..<nRows { bp[r &+ 1] &+= bp[r] }
         for i in 0..<n {
-            let s = max(rowMin, Int(cp[i].yMin.rounded(.down))) &- rowMin
+            let s = max(rowMin, CoverageRasterizer.floorRow(cp[i].yMin)) &- rowMin
             op[Int(bp[s])] = Int32(truncatingIfNeeded: i)
             bp[s] &+= 1
         }
@@ -355,7 +370,7 @@ final class CoverageRasterizer {
                 mergeOrFlush(I.self, colLo: &colLo, colHi: &colHi)
             } else {
                 // The factor as a byte (truncating conversion: no floor call on baseline x86-64).
-                let value = Float(UInt8(min(max(c.pointee.f * 255 + 0.5, 0), 255)))
+                let value = Float(lnote_trunc_f32_i32(min(max(c.pointee.f * 255 + 0.5, 0), 255)))
                 mergeOrFlush(value: value, colLo: &colLo, colHi: &colHi)
             }
         }
@@ -378,6 +393,13 @@ final class CoverageRasterizer {
         sink.emit(row: row, x0: lo, count: hi &- lo &+ 1, coverage: cov.p)
     }
 
+    /// ⌊y⌋ as a row index, for a capsule's top edge: clamped to ±2^30 first (capsules of huge
+    /// strokes reach far off the image), then converted without a range check.
+    @inline(__always)
+    static func floorRow(_ y: Double) -> Int {
+        Int(lnote_trunc_f64_i64(min(max(y, -1_073_741_824), 1_073_741_824).rounded(.down)))
+    }
+
     // MARK: - Interior runs
 
     /// Widens the row's interior run by the whole pixels the current slices cover on every
@@ -390,7 +412,8 @@ final class CoverageRasterizer {
         var lo = l[0], hi = r[0]
         for k in 1..<K { lo = CoverageRasterizer.higher(l[k], lo); hi = min(hi, r[k]) }
         guard hi - lo >= Float(CoverageRasterizer.minInteriorRun + 2) else { return }
-        let a = Int(lo.rounded(.up)), b = Int(hi.rounded(.down))
+        // lo, hi are slice ends clamped to [0, width]: in range for an unchecked conversion.
+        let a = Int(lnote_trunc_f32_i32(lo.rounded(.up))), b = Int(lnote_trunc_f32_i32(hi.rounded(.down)))
         if interiorHi <= interiorLo {
             interiorLo = a; interiorHi = b
         } else if a <= interiorHi && b >= interiorLo {
@@ -544,7 +567,7 @@ final class CoverageRasterizer {
         while conflict != 0 {
             let k = conflict.trailingZeroBitCount
             conflict &= conflict &- 1
-            fillCells(k, pl[k], pr[k], value: UInt8(pv[k]), colLo: &colLo, colHi: &colHi)
+            fillCells(k, pl[k], pr[k], value: UInt8(truncatingIfNeeded: lnote_trunc_f32_i32(pv[k])), colLo: &colLo, colHi: &colHi)
             pl[k] = .infinity; pr[k] = -.infinity
         }
         for k in 0..<K {
@@ -563,7 +586,7 @@ final class CoverageRasterizer {
             for k in 0..<K where pl[k] < pr[k] { fillBits(k, pl[k], pr[k], I.self, colLo: &colLo, colHi: &colHi) }
         } else {
             for k in 0..<K where pl[k] < pr[k] {
-                fillCells(k, pl[k], pr[k], value: UInt8(pv[k]), colLo: &colLo, colHi: &colHi)
+                fillCells(k, pl[k], pr[k], value: UInt8(truncatingIfNeeded: lnote_trunc_f32_i32(pv[k])), colLo: &colLo, colHi: &colHi)
             }
         }
     }
@@ -720,7 +743,7 @@ final class CoverageRasterizer {
                 acc &+= (x & 0x00FF) &+ (x &>> 8)
                 q.storeBytes(of: SIMD8<UInt16>(), as: SIMD8<UInt16>.self)
             }
-            o[i - lo] = Float(Int32(acc.wrappedSum())) * scale
+            o[i &- lo] = Float(Int32(truncatingIfNeeded: acc.wrappedSum())) * scale
         }
     }
 }
