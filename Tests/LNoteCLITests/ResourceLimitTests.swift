@@ -78,8 +78,8 @@ final class ResourceLimitTests: XCTestCase {
     }
 
     /// The executable under a 2 GB address-space limit: refusing the 40000×40000 page costs
-    /// nothing. With --max-pixels raised so the limit lets it through, the same export tries to
-    /// allocate 6.4 GB and dies: the harness catches an allocation that happens.
+    /// nothing. With --max-pixels (and the work budget) raised so the limits let it through, the
+    /// same export tries to allocate 6.4 GB and dies: the harness catches an allocation that happens.
     func testMaxPixelsUnderAnAddressSpaceLimit() throws {
         let w = try hugePage(200_000, 200_000)
         let r = try runTool(["export", w.package, "--pages", "1", "-o", w.exportDir + "/p.png", "--scale", "2"], addressSpaceMB: 2048)
@@ -88,7 +88,7 @@ final class ResourceLimitTests: XCTestCase {
         XCTAssertLessThan(r.maxRSS, 200 << 20)
         try XCTSkipUnless(addressSpaceLimitsUsable, "no address-space limit under a sanitizer")
         let control = try runTool(["export", w.package, "--pages", "1", "-o", w.exportDir + "/p.png", "--scale", "2",
-                                   "--max-pixels", "2000000000"], addressSpaceMB: 2048)
+                                   "--max-pixels", "2000000000", "--max-work", "1000000"], addressSpaceMB: 2048)
         XCTAssertTrue(control.signaled, "the control run should die allocating 6.4 GB: \(control.status) \(control.all)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: w.exportDir + "/p.png"))
     }
