@@ -53,7 +53,7 @@ let package = Package(
         // Developer tools (built like everything else, run from tools/ scripts).
         .executableTarget(name: "lnote-gen", dependencies: ["CZlib", "CJPEG"], path: "tools/lnote-gen"),
         .executableTarget(name: "lnote-bench",
-                          dependencies: ["LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG"],
+                          dependencies: ["LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG", "LNoteStore"],
                           path: "tools/lnote-bench", swiftSettings: hotLoopSettings),
 
         .testTarget(name: "LNoteFormatTests", dependencies: ["LNoteFormat", "CZlib"]),

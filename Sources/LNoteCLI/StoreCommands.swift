@@ -27,7 +27,14 @@ enum MigrateCommand {
         let verifyOnly = args.flag("verify")
         let json = args.flag("json")
         let scan = LibraryScan.packages(in: args.positionals)
-        for failure in scan.errors { console.error("error: \(failure.message)") }
+        // A mistyped PATH must not give a database without its documents in place of one that
+        // had them: nothing is migrated or verified unless every PATH was found.
+        guard scan.errors.isEmpty, !scan.packages.isEmpty else {
+            for failure in scan.errors { console.error("error: \(failure.message)") }
+            if scan.errors.isEmpty { console.error("error: no .lnote package found in \(args.positionals.joined(separator: " "))") }
+            console.error("error: \(target): nothing \(verifyOnly ? "verified" : "migrated"); the database is unchanged")
+            return ExitStatus.failure
+        }
         let report: MigrationReport
         do throws(LNoteError) {
             report = verifyOnly ? try Migration.verify(scan.packages, database: target)
@@ -40,12 +47,12 @@ enum MigrateCommand {
             return ExitStatus.failure
         }
         if json {
-            console.print(StoreOutput.json(report, verifyOnly: verifyOnly, scanErrors: scan.errors.map(\.message)).text)
+            console.print(StoreOutput.json(report, verifyOnly: verifyOnly).text)
         } else {
             for problem in report.problems { console.error(problem.description) }
             for line in StoreOutput.text(report, verifyOnly: verifyOnly) { console.print(line) }
         }
-        return report.verified && !report.hasErrors && scan.errors.isEmpty ? ExitStatus.success : ExitStatus.failure
+        return report.verified && !report.hasErrors ? ExitStatus.success : ExitStatus.failure
     }
 }
 
@@ -127,13 +134,13 @@ enum StoreOutput {
         return lines
     }
 
-    static func json(_ r: MigrationReport, verifyOnly: Bool, scanErrors: [String]) -> JSONOutput {
+    static func json(_ r: MigrationReport, verifyOnly: Bool) -> JSONOutput {
         .object([
             ("database", .string(r.target)), ("mode", .string(verifyOnly ? "verify" : "migrate")),
             ("verified", .bool(r.verified)), ("installed", .bool(r.installed)),
             ("packages", json(r.packages)), ("stored", r.database.map(json) ?? .null),
             ("mismatches", .array(r.mismatches.map { .string($0) })),
-            ("problems", .array(r.problems.map(\.json) + scanErrors.map { .object([("severity", .string("error")), ("path", .string($0)), ("message", .string("not found"))]) })),
+            ("problems", .array(r.problems.map(\.json))),
             ("seconds", .number(r.seconds)), ("sourceBytes", .int(r.sourceBytes)), ("sampleBytes", .int(r.blobBytes)),
             ("mbPerSecond", .number(r.seconds > 0 ? Double(r.sourceBytes) / 1e6 / r.seconds : 0)),
         ])

@@ -61,6 +61,9 @@ public enum Migration {
     ///   unchanged and no temporary file is left.
     public static func migrate(_ packages: [String], to target: String) throws(LNoteError) -> MigrationReport {
         let started = ContinuousClock.now
+        guard !packages.isEmpty else {
+            throw LNoteError(.invalid, file: target, rule: "no-packages", message: "no package to migrate; the database is unchanged")
+        }
         try checkTarget(target, packages: packages)
         let (dir, name) = AtomicFile.split(target)
         let parent = dir.isEmpty ? "." : dir
@@ -112,6 +115,12 @@ public enum Migration {
         guard report.mismatches.isEmpty else {
             report.seconds = seconds(since: started)
             return report  // the temporary database is removed; the target is unchanged
+        }
+        // Not one package could be read: an empty database must not replace one that had them.
+        guard !report.packages.documents.isEmpty else {
+            report.problems.append(StoreProblem(.error, path: target, message: "no package could be read; the database is unchanged"))
+            report.seconds = seconds(since: started)
+            return report
         }
         try install(temp, over: target)
         done = true

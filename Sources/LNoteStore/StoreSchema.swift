@@ -100,7 +100,7 @@ public enum StoreSchema {
         """
 
     /// Creates the tables in an empty database.
-    static func create(in db: SQLiteDatabase) throws(LNoteError) {
+    public static func create(in db: SQLiteDatabase) throws(LNoteError) {
         try db.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(version);")
         try db.execute(tables)
     }
