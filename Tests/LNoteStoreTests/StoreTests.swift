@@ -287,3 +287,63 @@ final class SampleBlobTests: XCTestCase {
                        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 }
+
+/// The database is input too: a damaged or hostile row is an error naming it, never a path
+/// outside the output directory or a different element.
+final class HostileStoreTests: XCTestCase {
+    var dir = ""
+    override func setUpWithError() throws { dir = try makeStoreTemporaryDirectory(name) }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    func restoreAfter(_ sql: String) throws -> RestoreReport {
+        let package = try RawPackage.make(in: dir + "/src", pages: [content([strokeJSON(id: "A1000000-0000-4000-8000-000000000001")])])
+        let db = dir + "/h.sqlite"
+        _ = try Migration.migrate([package.path], to: db)
+        let edit = try SQLiteDatabase(path: db, mode: .readWrite)
+        try edit.execute(sql)
+        try edit.close()
+        return try Restore.restore(database: db, to: dir + "/out")
+    }
+
+    func testHostileRowsAreRefused() throws {
+        let cases: [(String, String)] = [
+            ("UPDATE documents SET package = '../escape.lnote'", "not a plain"),
+            ("UPDATE pages SET uuid = '../../etc/passwd'", "invalid id"),
+            ("UPDATE strokes SET samples = zeroblob(16 * sample_count - 1), sample_count = sample_count", "multiple of 16"),
+            ("UPDATE strokes SET samples = x'00000000000000000000F80700000000' || substr(samples, 17)", "outside the format's range"),
+            ("UPDATE strokes SET color = 'red'", "not a valid element"),
+            ("UPDATE strokes SET z = 5", "expected 0"),
+            ("UPDATE strokes SET extra = '{\"a\":1'", "not a JSON object"),
+        ]
+        for (sql, expected) in cases {
+            try? FileManager.default.removeItem(atPath: dir)
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let report: RestoreReport
+            do {
+                report = try restoreAfter(sql)
+            } catch {
+                // The CHECK constraint refuses a BLOB whose length disagrees with sample_count.
+                XCTAssertTrue("\(error)".contains("CHECK") || "\(error)".contains(expected), "\(sql): \(error)")
+                continue
+            }
+            XCTAssertTrue(report.hasErrors, sql)
+            XCTAssertEqual(report.written, [], sql)
+            XCTAssertTrue(report.problems.contains { $0.message.contains(expected) }, "\(sql): \(report.problems)")
+            // Nothing was written outside the output directory, and nothing half-written inside it.
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/escape.lnote"))
+            XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: dir + "/out")) ?? [], [], sql)
+        }
+    }
+
+    func testADatabaseThatIsNotAStoreIsRefused() throws {
+        let path = dir + "/other.sqlite"
+        let other = try SQLiteDatabase(path: path, mode: .create)
+        try other.execute("CREATE TABLE t (x)")
+        try other.close()
+        XCTAssertThrowsError(try Restore.restore(database: path, to: dir + "/out")) { error in
+            XCTAssertEqual((error as? LNoteError)?.rule, "store")
+        }
+        XCTAssertThrowsError(try Migration.verify([], database: path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/out"))
+    }
+}
