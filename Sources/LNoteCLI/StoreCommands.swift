@@ -33,6 +33,11 @@ enum MigrateCommand {
             for failure in scan.errors { console.error("error: \(failure.message)") }
             if scan.errors.isEmpty { console.error("error: no .lnote package found in \(args.positionals.joined(separator: " "))") }
             console.error("error: \(target): nothing \(verifyOnly ? "verified" : "migrated"); the database is unchanged")
+            if json {
+                let messages = scan.errors.isEmpty ? ["no .lnote package found"] : scan.errors.map(\.message)
+                console.print(JSONOutput.object([("database", .string(target)), ("verified", .bool(false)), ("installed", .bool(false)),
+                                                 ("errors", .array(messages.map { .string($0) }))]).text)
+            }
             return ExitStatus.failure
         }
         let report: MigrationReport
