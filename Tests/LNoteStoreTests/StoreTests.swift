@@ -130,6 +130,30 @@ final class StoreRoundTripTests: XCTestCase {
         XCTAssertThrowsError(try back.loadPage(at: 1))
     }
 
+    func testAnAssetSharedByTwoDocumentsIsStoredOnce() throws {
+        let bytes = [UInt8]((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        var paths: [String] = []
+        for (i, id) in ["8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F11", "8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F12"].enumerated() {
+            let p = try RawPackage.make(in: dir, id: id, pages: [content([strokeJSON(id: "D1000000-0000-4000-8000-00000000000\(i)")])])
+            try FileManager.default.createDirectory(atPath: p.path + "/assets", withIntermediateDirectories: true)
+            try AtomicFile.write(bytes, toPath: p.path + "/assets/AB000000-0000-4000-8000-000000000001.png")
+            try AtomicFile.write([1, 2, 3, UInt8(i)], toPath: p.path + "/assets/AB000000-0000-4000-8000-00000000000\(i + 2).jpg")
+            paths.append(p.path)
+        }
+        let db = dir + "/a.sqlite"
+        XCTAssertTrue(try Migration.migrate(paths, to: db).verified)
+        let check = try SQLiteDatabase(path: db, mode: .readOnly)
+        XCTAssertEqual(try check.integer("SELECT count(*) FROM assets"), 3)
+        XCTAssertEqual(try check.integer("SELECT count(*) FROM document_assets"), 4)
+        XCTAssertEqual(try check.text("SELECT sha256 FROM assets WHERE size = 5000"), SHA256.hex(bytes))
+        try check.close()
+        let restored = try Restore.restore(database: db, to: dir + "/out")
+        XCTAssertEqual(restored.mismatches, [])
+        for path in restored.written {
+            XCTAssertEqual(try LNotePackage.open(at: URL(fileURLWithPath: path)).readAsset("AB000000-0000-4000-8000-000000000001.png"), bytes)
+        }
+    }
+
     func testVerifyFindsEveryKindOfDifference() throws {
         let package = try RawPackage.make(in: dir, pages: [content([strokeJSON(id: "D0000000-0000-4000-8000-000000000001")])])
         let db = dir + "/v.sqlite"
