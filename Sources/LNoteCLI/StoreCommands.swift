@@ -133,8 +133,8 @@ enum StoreOutput {
         for m in r.mismatches { lines.append("MISMATCH: \(m)") }
         if r.verified {
             lines.append(verifyOnly ? "verified: every count matches" : "verified: every count matches; \(r.target) \(r.installed ? "written" : "unchanged")")
-        } else if !verifyOnly {
-            lines.append("not verified: \(r.target) was not replaced")
+        } else {
+            lines.append("not verified: \(r.mismatches.count) difference(s)" + (verifyOnly ? "" : "; \(r.target) was not replaced"))
         }
         return lines
     }
