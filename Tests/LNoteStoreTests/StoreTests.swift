@@ -231,7 +231,10 @@ final class StoreRoundTripTests: XCTestCase {
             }
         }
         thread.start()
+        while seen.reads == 0 && seen.failure == nil { usleep(200) }
+        let readsBefore = seen.reads
         let report = try Migration.migrate(features, to: db)
+        XCTAssertGreaterThan(seen.reads, readsBefore, "the reader read while the migration ran")
         XCTAssertTrue(report.verified)
         XCTAssertTrue(report.installed)
         stop.value = true
@@ -261,8 +264,10 @@ final class Flag: @unchecked Sendable {
 final class Counts: @unchecked Sendable {
     private let lock = NSLock()
     private var set = Set<Int64>()
+    private var count = 0
     private(set) var failure: String?
-    func add(_ n: Int64) { lock.lock(); set.insert(n); lock.unlock() }
+    func add(_ n: Int64) { lock.lock(); set.insert(n); count += 1; lock.unlock() }
+    var reads: Int { lock.lock(); defer { lock.unlock() }; return count }
     func fail(_ s: String) { lock.lock(); failure = s; lock.unlock() }
     var values: [Int64] { lock.lock(); defer { lock.unlock() }; return set.sorted() }
     func done(_ t: Thread) -> Bool { t.isFinished }
