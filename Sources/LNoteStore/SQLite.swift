@@ -92,6 +92,9 @@ public final class SQLiteDatabase {
         return try s.step() ? s.int(0) : 0
     }
 
+    /// The rowid of the last row inserted through this connection.
+    public var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+
     /// The single text a query returns, nil when it returns no row or NULL.
     public func text(_ sql: String) throws(LNoteError) -> String? {
         let s = try prepare(sql)

@@ -51,7 +51,7 @@ final class StoreWriter {
             try s.bind(4, info.createdAt)
             try s.bind(5, info.modifiedAt)
             try s.run()
-            document = try db.integer("SELECT last_insert_rowid()")
+            document = db.lastInsertRowID
             for d in info.diagnostics { try problem(d, page: nil) }
         case .page(let position, let slot, let page, let failure, let census):
             let pageRow = try writePage(position: position, slot: slot, page: page, failure: failure, census: census)
@@ -77,7 +77,7 @@ final class StoreWriter {
                 try insertAsset.bind(2, bytes.count)
                 try insertAsset.bind(3, blob: bytes)
                 try insertAsset.run()
-                id = try db.integer("SELECT last_insert_rowid()")
+                id = db.lastInsertRowID
             }
             try insertDocumentAsset.bind(1, document)
             try insertDocumentAsset.bind(2, name)
@@ -112,7 +112,7 @@ final class StoreWriter {
         try s.bind(14, census.discardedFrames)
         try s.bind(15, failure.map { "\($0)" })
         try s.run()
-        return try db.integer("SELECT last_insert_rowid()")
+        return db.lastInsertRowID
     }
 
     private func writeElement(_ element: Element, z: Int, page: Int64) throws(LNoteError) {
