@@ -10,6 +10,7 @@
 //   LNoteRaster  (shape -> coverage -> pixels: the raster backend's rasterizer and compositor)
 //   LNoteCodecs  (pixels <-> PNG / JPEG files, over libpng and libjpeg-turbo)
 //   LNoteRender  (page-to-image pipeline, thumbnail regenerator, watcher)
+//   LNoteStore   (level-2 storage: packages <-> one SQLite database, over the system libsqlite3)
 //   LNoteCLI     (argument parsing and the subcommands; `lnote-render` is a thin main)
 //
 // LNoteBitmap is the one pixel-buffer type that the rasterizer fills and the codecs read/write.
@@ -35,6 +36,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The C shim owns every jmp_buf: libpng and libjpeg report errors by longjmp, which
         // Swift cannot catch, so all calls that can fail go through it and come back as codes.
         .target(name: "CCodecShim", dependencies: ["CPNG", "CJPEG"],
@@ -50,7 +52,9 @@ let package = Package(
                 swiftSettings: hotLoopSettings),
         .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"], swiftSettings: hotLoopSettings),
         .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
-        .target(name: "LNoteCLI", dependencies: ["LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
+        // Level-2 storage: packages into one SQLite database and back (migrate, restore).
+        .target(name: "LNoteStore", dependencies: ["LNoteFormat", "CSQLite"], swiftSettings: hotLoopSettings),
+        .target(name: "LNoteCLI", dependencies: ["LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore"]),
         .executableTarget(name: "lnote-render", dependencies: ["LNoteCLI"]),
 
         // Developer tools (built like everything else, run from tools/ scripts).
@@ -58,7 +62,7 @@ let package = Package(
         .executableTarget(name: "lnote-gen", dependencies: ["CZlib", "CJPEG"], path: "tools/lnote-gen",
                           swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .executableTarget(name: "lnote-bench",
-                          dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG"],
+                          dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG", "LNoteStore"],
                           path: "tools/lnote-bench", swiftSettings: hotLoopSettings),
 
         .testTarget(name: "LNoteFormatTests", dependencies: ["LNoteFormat", "CZlib"]),
@@ -66,6 +70,7 @@ let package = Package(
         .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteShape", "LNoteFormat", "LNoteBitmap"]),
         .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
         .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
-        .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
+        .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore"]),
+        .testTarget(name: "LNoteStoreTests", dependencies: ["LNoteStore", "LNoteFormat", "LNoteRender", "LNoteBitmap", "CSQLite"]),
     ]
 )

@@ -19,6 +19,7 @@ public enum LNoteTool {
         InfoCommand.subcommand, ExportCommand.subcommand, ThumbnailsCommand.subcommand,
         WatchCommand.subcommand, CheckCommand.subcommand, GCCommand.subcommand,
         CompactCommand.subcommand, DiffCommand.subcommand,
+        MigrateCommand.subcommand, RestoreCommand.subcommand,
     ]
 
     static var overview: String {

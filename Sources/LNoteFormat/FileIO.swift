@@ -248,7 +248,7 @@ public enum FileIO {
     }
 
     /// fsync of a directory, so a rename or unlink in it is durable.
-    static func syncDirectory(atPath path: String) {
+    public static func syncDirectory(atPath path: String) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 {
             _ = fsync(fd)

@@ -2,6 +2,7 @@
 //
 //   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--costly DIR] [--runs N] [--regen-runs N] [--no-raster]
 //   lnote-bench --dense PACKAGE --raster-only [--runs N]
+//   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR --store-only [--runs N]
 //
 // Times, single-threaded unless said otherwise, on the dense page: content decode, stroke
 // raster at thumb / 1x / 2x, PNG encode of the 2x render (ours vs libpng zlib 6), the page's
@@ -28,6 +29,8 @@ struct Arguments {
     var regenRuns = 3
     var rasterOnly = false
     var raster = true
+    /// Only the level-2 migration figures (Migration.swift), for measuring them alone.
+    var storeOnly = false
 
     init(_ args: [String]) throws {
         var i = 0
@@ -51,6 +54,7 @@ struct Arguments {
             case "--regen-runs": regenRuns = try count()
             case "--raster-only": rasterOnly = true
             case "--no-raster": raster = false
+            case "--store-only": storeOnly = true; raster = false
             default: throw BenchError("unexpected argument '\(args[i])'")
             }
             i += 1
@@ -154,9 +158,12 @@ do {
                                  "cpus": ProcessInfo.processInfo.activeProcessorCount, "load_before": loadAverage()]
     var parts: [[String: Any]] = []
     if args.raster { parts.append(try denseRaster(dense, runs: args.runs)) }   // --raster-only implies it
-    if !args.rasterOnly {
+    if args.storeOnly {
+        parts.append(try storeMigration(dense: args.dense, doc200: args.doc200, work: args.work + "/store", runs: args.runs))
+    } else if !args.rasterOnly {
         parts += [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
-                  try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns)]
+                  try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns),
+                  try storeMigration(dense: args.dense, doc200: args.doc200, work: args.work + "/store", runs: args.runs)]
         if !args.costly.isEmpty { parts.append(try costlyPages(args.costly)) }
     }
     for part in parts { result.merge(part) { _, new in new } }
