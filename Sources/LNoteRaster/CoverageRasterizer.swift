@@ -185,7 +185,7 @@ final class CoverageRasterizer {
         mutating func piece(_ p: ShapePiece) {
             let yLo = p.minY, yHi = p.maxY
             guard p.maxX > 0, p.minX < width, yHi > 0, yLo < Double(height) else { return }
-            let first = max(0, Int(yLo.rounded(.down))), end = min(height, Int(yHi.rounded(.up)))
+            let first = max(0, CoverageRasterizer.floorRow(yLo)), end = min(height, -CoverageRasterizer.floorRow(-yHi))
             starts[first / rowsPerBucket] &+= 1
             ends[(end &- 1) / rowsPerBucket &+ 1] &+= 1
         }
@@ -198,8 +198,8 @@ final class CoverageRasterizer {
         var first = Collector(caps: caps, width: Double(width), rowLo: 0, rowHi: Double(height), keepFrom: 0, room: capacity)
         shape.stream(into: &first)
         guard first.seen > 0 else { return }
-        let rowMin = max(0, Int(first.yMin.rounded(.down)))
-        let rowMax = min(height, Int(first.yMax.rounded(.up)))   // exclusive
+        let rowMin = max(0, CoverageRasterizer.floorRow(first.yMin))
+        let rowMax = min(height, -CoverageRasterizer.floorRow(-first.yMax))   // exclusive: ⌈yMax⌉
         guard rowMin < rowMax else { return }
         prepareCells(width: width, uniform: first.constantFactor)
         interiorsPossible = first.constantFactor && 2 * first.maxRadius >= Double(CoverageRasterizer.minInteriorRun + 2)

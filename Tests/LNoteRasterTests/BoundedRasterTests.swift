@@ -36,6 +36,19 @@ final class BoundedRasterTests: XCTestCase {
         }
     }
 
+    func testTallImagesPlanBandsInBucketsOfRows() {
+        // Over 8,192 rows the histogram counts buckets of rows; a bucket reached by more pieces
+        // than fit is drawn row by row in chunks. Still the pixels of one pass.
+        var samples: [(Double, Double, Double, Int)] = []
+        for i in 0..<3000 { samples.append((4 + Double(i % 3), Double(i) * 3.1, 0.3 + Double(i % 2) * 1.5, i % 2 == 0 ? 100 : 900)) }
+        let stroke = strokeFromPixels(samples, scale: 1, tool: .pencil)
+        let one = Canvas.coverageMask(stroke, scale: 1, width: 10, height: 9300)
+        XCTAssertGreaterThan(one.filter { $0 > 0 }.count, 20_000)
+        for capacity in [5, 200, 5000] {
+            XCTAssertEqual(Canvas.coverageMask(stroke, scale: 1, width: 10, height: 9300, capacity: capacity), one, "capacity \(capacity)")
+        }
+    }
+
     func testWideStrokesWithInteriorRunsMatchTheReference() {
         // Radii of 5–60 px: most of each row is an interior run.
         var rng = SeededRNG(seed: 5)
