@@ -14,9 +14,9 @@
 
 import PackageDescription
 
-/// Hot loops (coverage, compositing, JSON scanning, codecs) are unchecked in release builds. Debug
-/// builds (what `swift test` runs) optimise them too but keep every bounds and overflow check:
-/// the tests exercise the checked code at a speed that keeps the suite short.
+/// Developer tools only. SwiftPM refuses `unsafeFlags` in any target of a product that another
+/// package depends on by version (`from: "0.1.0"`), so the library targets have none: their hot
+/// loops say where checks can go (`&+`, unchecked buffer access) instead of `-Ounchecked`.
 let hotLoopSettings: [SwiftSetting] = [
     .unsafeFlags(["-Ounchecked", "-enforce-exclusivity=unchecked"], .when(configuration: .release)),
     .unsafeFlags(["-O"], .when(configuration: .debug)),
@@ -38,10 +38,10 @@ let package = Package(
         .target(name: "CCodecShim", dependencies: ["CPNG", "CJPEG"],
                 linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
 
-        .target(name: "LNoteBitmap", swiftSettings: hotLoopSettings),
-        .target(name: "LNoteFormat", dependencies: ["CZlib"], swiftSettings: hotLoopSettings),
-        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat"], swiftSettings: hotLoopSettings),
-        .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"], swiftSettings: hotLoopSettings),
+        .target(name: "LNoteBitmap"),
+        .target(name: "LNoteFormat", dependencies: ["CZlib"]),
+        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat"]),
+        .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"]),
         .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
         .target(name: "LNoteCLI", dependencies: ["LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
         .executableTarget(name: "lnote-render", dependencies: ["LNoteCLI"]),

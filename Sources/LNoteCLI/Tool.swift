@@ -13,8 +13,8 @@ struct Subcommand: Sendable {
 /// The `lnote-render` tool: dispatches to subcommands.
 public enum LNoteTool {
     public static let name = "lnote-render"
-    /// Bumped whenever rendering output changes; part of every thumbnail's fingerprint.
-    public static let version = "1.0.0"
+    /// The renderer's version (the library's); part of every thumbnail's fingerprint.
+    public static let version = LNoteRenderer.version
 
     static let subcommands: [Subcommand] = [
         InfoCommand.subcommand, ExportCommand.subcommand, ThumbnailsCommand.subcommand,
