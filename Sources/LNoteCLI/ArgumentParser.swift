@@ -58,15 +58,38 @@ public struct CommandSpec: Sendable {
     public let options: [OptionSpec]
     /// Options that were renamed: old name → new name, so the old one gets a clear error.
     public let renamedOptions: [String: String]
+    /// Command lines shown under EXAMPLES (without the tool's name), each with what it does.
+    public let examples: [Example]
+    /// What each exit status means for this command.
+    public let exitStatuses: [(status: Int32, meaning: String)]
+
+    public struct Example: Sendable {
+        public let arguments: String
+        public let explanation: String
+        public init(_ arguments: String, _ explanation: String) {
+            self.arguments = arguments
+            self.explanation = explanation
+        }
+    }
+
+    /// The statuses every command shares (`ExitStatus`).
+    public static let standardExitStatuses: [(status: Int32, meaning: String)] = [
+        (ExitStatus.success, "success"),
+        (ExitStatus.failure, "some work failed (a page, a document, a file); the rest was done"),
+        (ExitStatus.usage, "usage error: the command line was wrong; nothing was done"),
+    ]
 
     public init(name: String, abstract: String, discussion: String? = nil,
-                positionals: [PositionalSpec], options: [OptionSpec], renamedOptions: [String: String] = [:]) {
+                positionals: [PositionalSpec], options: [OptionSpec], renamedOptions: [String: String] = [:],
+                examples: [Example] = [], exitStatuses: [(status: Int32, meaning: String)] = standardExitStatuses) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
         self.positionals = positionals
         self.options = options + [.flag("help", short: "h", help: "Show this help and exit.")]
         self.renamedOptions = renamedOptions
+        self.examples = examples
+        self.exitStatuses = exitStatuses
     }
 
     /// The text `--help` prints.
@@ -90,6 +113,12 @@ public struct CommandSpec: Sendable {
             if let v = o.valueName { label += " <\(v)>" }
             lines.append(Self.row(label, o.help))
         }
+        if !examples.isEmpty {
+            lines += ["", "EXAMPLES:"]
+            for e in examples { lines += ["  \(tool) \(name) \(e.arguments)", "      \(e.explanation)"] }
+        }
+        lines += ["", "EXIT STATUS:"]
+        for (status, meaning) in exitStatuses { lines.append("  \(status)  \(meaning)") }
         return lines.joined(separator: "\n") + "\n"
     }
 

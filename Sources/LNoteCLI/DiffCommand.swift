@@ -18,12 +18,18 @@ enum DiffCommand {
         positionals: [PositionalSpec("EXPECTED", help: "Reference PNG or JPEG."),
                       PositionalSpec("ACTUAL", help: "Image to check.")],
         options: [
-            .value("output", short: "o", "diff.png", help: "Write a diff image (PNG)."),
+            .value("output", short: "o", "diff.png", help: "Write a diff image (PNG) to this file (default: none)."),
             .value("tolerance", "N", help: "Per-channel tolerance, 0-255 (default 0)."),
-            .value("max-differing", "N|P%", help: "Pixels allowed over the tolerance: a count or a percentage (default 0)."),
+            .value("max-differing", "N|P%", help: "Pixels allowed over the tolerance: a count (0 or more) or a percentage, 0%-100% (default 0)."),
             .flag("json", help: "Print the statistics as one JSON object."),
         ],
-        renamedOptions: ["max-pixels": "max-differing"])
+        renamedOptions: ["max-pixels": "max-differing"],
+        examples: [.init("golden.png actual.png --tolerance 2 --max-differing 0.1%", "match when at most 0.1% of pixels differ by more than 2/255"),
+                   .init("golden.png actual.png -o diff.png", "and a picture of where they differ")],
+        exitStatuses: [(ExitStatus.success, "the images match within the tolerance"),
+                       (ExitStatus.failure, "the images differ (or the diff image could not be written)"),
+                       (ExitStatus.usage, "usage error: the command line was wrong"),
+                       (ExitStatus.cannotCompare, "an image could not be read or decoded: nothing was compared")])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
         let reporter = Reporter(args, console: console)

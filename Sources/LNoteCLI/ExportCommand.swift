@@ -7,27 +7,35 @@ enum ExportCommand {
     static let spec = CommandSpec(
         name: "export", abstract: "Export pages as PNG or JPEG images.",
         discussion: """
-            Size: give at most one of --scale, --dpi, --width, --height (default: --scale 2, i.e. 144 dpi).
+            Size: give at most one of --scale, --dpi, --width, --height, --fit (default: --scale 2, i.e. 144 dpi).
             Output: one page goes to the file -o names (or '-' for standard output); several pages go into
-            the directory -o names, as page-001.png, page-002.png, ... by page number. Default: the current
-            directory.
+            the directory -o names, as page-001.png, page-002.png, ... by page number, or as --names says.
+            Default: the current directory.
             """,
         positionals: [PositionalSpec("DOC.lnote", help: "The document package.")],
         options: [
-            .value("output", short: "o", "PATH", help: "Output file, directory, or '-' for standard output."),
+            .value("output", short: "o", "PATH", help: "Output file, directory (ending in '/'), or '-' for standard output (default: the current directory)."),
             .value("pages", "LIST", help: "Pages to export, 1-based: 1,3-5,7- (default: all)."),
-            .value("format", "png|jpeg", help: "Image format (default: from the output's extension, else png)."),
-            .value("scale", "S", help: "Pixels per point (1 = 72 dpi)."),
-            .value("dpi", "D", help: "Dots per inch (72 dpi = scale 1)."),
-            .value("width", "W", help: "Output width in pixels (height follows the page)."),
-            .value("height", "H", help: "Output height in pixels (width follows the page)."),
+            .value("format", "png|jpeg", help: "Image format, any case; jpg = jpeg (default: from the output's extension, else png)."),
+            .value("scale", "S", help: "Pixels per point, 0.001-1000; 1 = 72 dpi (default 2)."),
+            .value("dpi", "D", help: "Dots per inch, 0.072-72000; 72 dpi = scale 1 (default 144)."),
+            .value("width", "W", help: "Output width in pixels, 1-1000000; the height follows the page (default: from --scale)."),
+            .value("height", "H", help: "Output height in pixels, 1-1000000; the width follows the page (default: from --scale)."),
+            .value("fit", "WxH", help: "The largest size that fits inside W×H pixels (each 1-1000000), aspect kept, e.g. 1200x1200 (default: from --scale)."),
+            .value("names", "TEMPLATE", help: "File names of pages in the output directory: {page}, {page:3}, {id}, {title}, {ext} (default page-{page:3}.{ext})."),
             .flag("transparent", help: "No paper colour: a transparent PNG (template lines kept)."),
             .flag("no-background", help: "Keep the paper colour, drop template lines and dots."),
-            .value("quality", "Q", help: "JPEG quality 1-100 (default 85)."),
-            .value("max-pixels", "N", help: "Refuse pages larger than N pixels (default 100000000)."),
-            .value("jobs", short: "j", "N", help: "Pages exported at once (default: the number of cores; fewer for huge pages)."),
+            .value("quality", "Q", help: "JPEG quality, 1-100 (default 85)."),
+            .value("max-pixels", "N", help: "Refuse pages larger than N pixels, 1-137438953408 (default 100000000)."),
+            .value("jobs", short: "j", "N", help: "Pages exported at once, 1-256 (default: the number of cores; fewer for huge pages)."),
             .flag("quiet", short: "q", help: "Print nothing but errors and warnings."),
             .flag("json", help: "Print one JSON object (pages written, errors, warnings) instead of text."),
+        ],
+        examples: [
+            .init("Notes.lnote -o out/", "every page as out/page-001.png, out/page-002.png, ... at 144 dpi"),
+            .init("Notes.lnote --pages 1 --width 1200 -o cover.jpg", "page 1, 1200 pixels wide, as a JPEG"),
+            .init("Notes.lnote --pages 2-4 --dpi 300 --transparent -o print/", "pages 2 to 4 at 300 dpi without the paper colour"),
+            .init("Notes.lnote --pages 3 -o - | convert - page3.webp", "one page to standard output, for another tool"),
         ])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
@@ -114,7 +122,7 @@ enum ExportCommand {
                                args: ParsedArguments) throws(UsageError) -> [Int: String] {
         var unlimited = settings.render
         unlimited.maxPixels = .max
-        let sizeOption = ["scale", "dpi", "width", "height"].first { args.has($0) }
+        let sizeOption = sizeOptions.first { args.has($0) }
         let asked = sizeOption.map { "--\($0) \(args.string($0)!)" } ?? "the default --scale 2"
         var over: [Int: String] = [:]
         var largest = (page: 0, width: 0, height: 0)
@@ -180,17 +188,31 @@ enum ExportCommand {
         return nil
     }
 
+    /// The options that choose the size; at most one may be given.
+    static let sizeOptions = ["scale", "dpi", "width", "height", "fit"]
+
+    /// `--fit WxH` (also `W×H`): both from 1 to 1,000,000.
+    static func fit(_ text: String) throws(UsageError) -> OutputSize {
+        let parts = text.lowercased().replacingOccurrences(of: "×", with: "x").split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
+              (1...1_000_000).contains(w), (1...1_000_000).contains(h) else {
+            throw UsageError("--fit: '\(text)' is not WxH with both from 1 to 1000000 (e.g. 1200x1200)")
+        }
+        return .fit(width: w, height: h)
+    }
+
     /// Reads and cross-checks the size, background and format options.
     static func settings(from args: ParsedArguments) throws(UsageError) -> ExportSettings {
-        let sizes = ["scale", "dpi", "width", "height"].filter { args.has($0) }
+        let sizes = sizeOptions.filter { args.has($0) }
         if sizes.count > 1 {
-            throw UsageError("give at most one of --scale, --dpi, --width, --height (got \(sizes.map { "--\($0)" }.joined(separator: " and ")))")
+            throw UsageError("give at most one of --scale, --dpi, --width, --height, --fit (got \(sizes.map { "--\($0)" }.joined(separator: " and ")))")
         }
         var size = OutputSize.scale(2)
         if let s = try args.double("scale", in: 0.001...1000) { size = .scale(s) }
         if let d = try args.double("dpi", in: 0.072...72000) { size = .dpi(d) }
         if let w = try args.int("width", in: 1...1_000_000) { size = .width(w) }
         if let h = try args.int("height", in: 1...1_000_000) { size = .height(h) }
+        if let box = args.string("fit") { size = try fit(box) }
 
         let transparent = args.flag("transparent")
         let noTemplate = args.flag("no-background")
@@ -203,10 +225,21 @@ enum ExportCommand {
 
         let output = args.string("output")
         let explicit = try args.choice("format", from: ["png", "jpeg", "jpg"]).map { $0 == "png" ? ExportFormat.png : .jpeg }
+        var fileNames = FileNameTemplate.standard
+        if let text = args.string("names") {
+            do { fileNames = try FileNameTemplate(text) } catch { throw UsageError("--names: \(error.message)") }
+        }
+        // The format follows the output's extension, else the template's (`{page}.jpg`).
         let implied = output.flatMap { ExportFormat(pathExtension: $0) }
+            ?? fileNames.literalExtension.flatMap { ExportFormat(pathExtension: "." + $0) }
+        if let ext = fileNames.literalExtension, ExportFormat(pathExtension: "." + ext) == nil {
+            throw UsageError("--names: '.\(ext)' is not an image format lnote-render writes (.png, .jpg, .jpeg); use {ext}")
+        }
 
         if let explicit, let implied, explicit != implied {
-            throw UsageError("--format \(explicit.rawValue) does not match the output file's extension (\(output!))")
+            let source = output.flatMap { ExportFormat(pathExtension: $0) } != nil ? "the output file's extension (\(output!))"
+                                                                                   : "the --names extension (\(fileNames.text))"
+            throw UsageError("--format \(explicit.rawValue) does not match \(source)")
         }
         let format = explicit ?? implied ?? .png
         if format == .jpeg && transparent {
@@ -219,7 +252,7 @@ enum ExportCommand {
         let maxPixels = try args.int("max-pixels", in: 1...Int(Int32.max) * 64) ?? RenderOptions.defaultMaxPixels
         return ExportSettings(format: format,
                               render: RenderOptions(size: size, background: background, maxPixels: maxPixels),
-                              jpegQuality: quality ?? ExportSettings.defaultJPEGQuality)
+                              jpegQuality: quality ?? ExportSettings.defaultJPEGQuality, fileNames: fileNames)
     }
 
     /// The extension of an output name that asks for a file of another format (`out.webp`):

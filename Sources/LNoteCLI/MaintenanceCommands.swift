@@ -8,10 +8,15 @@ enum CheckCommand {
         name: "check", abstract: "Report every inconsistency of document packages (exit 1 on errors).",
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
         options: [
-            .value("width", "W", help: "Thumbnail width the thumbnails should have (default 320)."),
-            .value("quality", "Q", help: "Thumbnail JPEG quality they should have (default 80)."),
+            .value("width", "W", help: "Thumbnail width the thumbnails should have, 16-4096 (default 320)."),
+            .value("quality", "Q", help: "Thumbnail JPEG quality they should have, 1-100 (default 80)."),
             .flag("json", help: "Print one JSON object instead of text."),
-        ])
+        ],
+        examples: [.init("Notes.lnote", "every inconsistency of one package"),
+                   .init("~/Notes --json", "every package under ~/Notes, as JSON")],
+        exitStatuses: [(ExitStatus.success, "no errors (warnings may have been reported)"),
+                       (ExitStatus.failure, "errors were found, or a path named no package"),
+                       (ExitStatus.usage, "usage error: the command line was wrong")])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
         let settings = ThumbnailSettings(width: try args.int("width", in: 16...4096) ?? 320,
@@ -47,7 +52,9 @@ enum GCCommand {
             """,
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
         options: [.flag("dry-run", short: "n", help: "List what would be deleted; delete nothing."),
-                  .flag("json", help: "Print one JSON object instead of text.")])
+                  .flag("json", help: "Print one JSON object instead of text.")],
+        examples: [.init("-n Notes.lnote", "what would be deleted, deleting nothing"),
+                   .init("~/Notes", "every package under ~/Notes")])
 
     static let subcommand = Subcommand(spec: spec) { args, console in
         let reporter = Reporter(args, console: console)
@@ -83,7 +90,8 @@ enum CompactCommand {
             """,
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
         options: [.flag("drop-invalid", help: "Compact even when invalid snapshot elements would be dropped."),
-                  .flag("json", help: "Print one JSON object instead of text.")])
+                  .flag("json", help: "Print one JSON object instead of text.")],
+        examples: [.init("Notes.lnote", "fold every page's journal into its snapshot")])
 
     static let subcommand = Subcommand(spec: spec) { args, console in
         let reporter = Reporter(args, console: console)

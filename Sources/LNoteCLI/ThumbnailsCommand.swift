@@ -12,12 +12,17 @@ enum ThumbnailsCommand {
             """,
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
         options: [
-            .value("width", "W", help: "Thumbnail width in pixels (default 320)."),
-            .value("quality", "Q", help: "JPEG quality 1-100 (default 80)."),
+            .value("width", "W", help: "Thumbnail width in pixels, 16-4096 (default 320)."),
+            .value("quality", "Q", help: "JPEG quality, 1-100 (default 80)."),
             .flag("force", help: "Re-render every page."),
-            .value("jobs", short: "j", "N", help: "Worker threads (default: the number of cores)."),
+            .value("jobs", short: "j", "N", help: "Worker threads, 1-256 (default: the number of cores)."),
             .flag("json", help: "Print the summary as one JSON object (errors and warnings included)."),
             .flag("quiet", short: "q", help: "Print only failures and the total."),
+        ],
+        examples: [
+            .init("~/Notes", "every package under ~/Notes, re-rendering only what changed"),
+            .init("Notes.lnote --force --width 480", "one package, every page again, 480 pixels wide"),
+            .init("~/Notes --json | jq .total", "the totals of a run, for a script"),
         ])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
@@ -31,7 +36,15 @@ enum ThumbnailsCommand {
         let packages = packagePaths(args.positionals, reporter: reporter)
         // A path that names no package failed as a document would.
         let unfound = reporter.errorCount
-        let reports = regenerator.regenerate(packages: packages)
+        let started = Date()
+        var progress: (@Sendable (Int, Int) -> Void)?
+        if !args.flag("quiet") && !reporter.json {
+            progress = { done, total in
+                reporter.progress(ProgressBar(total: total, unit: "page", started: started).line(done: done))
+            }
+        }
+        let reports = regenerator.regenerate(packages: packages, progress: progress)
+        console.endProgress()  // the summary follows, without a bar under it
         return report(reports, unfound: unfound, quiet: args.flag("quiet"), reporter: reporter)
     }
 

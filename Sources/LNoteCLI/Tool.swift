@@ -20,6 +20,7 @@ public enum LNoteTool {
         InfoCommand.subcommand, ExportCommand.subcommand, ThumbnailsCommand.subcommand,
         WatchCommand.subcommand, CheckCommand.subcommand, GCCommand.subcommand,
         CompactCommand.subcommand, DiffCommand.subcommand,
+        CompletionsCommand.subcommand, ManCommand.subcommand,
     ]
 
     static var overview: String {

@@ -12,13 +12,15 @@ enum WatchCommand {
             """,
         positionals: [PositionalSpec("LIBRARY", help: "A directory holding .lnote packages.")],
         options: [
-            .value("debounce", "SECONDS", help: "Quiet time before regenerating (default 0.5)."),
-            .value("width", "W", help: "Thumbnail width in pixels (default 320)."),
-            .value("quality", "Q", help: "JPEG quality 1-100 (default 80)."),
-            .value("jobs", short: "j", "N", help: "Worker threads (default: the number of cores)."),
+            .value("debounce", "SECONDS", help: "Quiet time before regenerating, 0-3600 (default 0.5)."),
+            .value("width", "W", help: "Thumbnail width in pixels, 16-4096 (default 320)."),
+            .value("quality", "Q", help: "JPEG quality, 1-100 (default 80)."),
+            .value("jobs", short: "j", "N", help: "Worker threads, 1-256 (default: the number of cores)."),
             .flag("poll", help: "Poll for changes instead of using inotify."),
             .flag("json", help: "Print one JSON object per line and event (initial, watching, regenerated, removed, stopped)."),
-        ])
+        ],
+        examples: [.init("~/Notes", "keep ~/Notes' thumbnails fresh until Ctrl-C"),
+                   .init("~/Notes --json", "the same, one JSON object per line and event")])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
         let library = args.positionals[0]

@@ -77,8 +77,10 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         return reports
     }
 
-    /// Regenerates the given package directories.
-    public func regenerate(packages: [String]) -> [DocumentRegeneration] {
+    /// Regenerates the given package directories. `progress` is called (from worker threads, in
+    /// no particular order) after each page with the pages done so far and the total.
+    public func regenerate(packages: [String],
+                           progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) -> [DocumentRegeneration] {
         var reports: [DocumentRegeneration] = []
         var plans: [DocumentPlan] = []
         for path in packages {
@@ -99,9 +101,11 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         let documents = plans
         let jobs = documents.enumerated().flatMap { d, plan in plan.pageEntries.indices.map { (d, $0) } }
         let outcomes = ResultSlots<PageOutcome>(count: jobs.count, initial: .upToDate)
+        let done = PageCounter()
         WorkerPool.run(jobs: jobs.count, workers: settings.jobs, context: { AssetCache(budgetBytes: 256 << 20) }) { j, assets in
             let (d, p) = jobs[j]
             outcomes[j] = self.refresh(page: documents[d].pageEntries[p], of: documents[d], assets: assets)
+            if let progress { progress(done.increment(), jobs.count) }
         }
 
         for (j, (d, _)) in jobs.enumerated() {
@@ -371,6 +375,18 @@ struct Fingerprint: Equatable, Sendable {
         case .listed(let listed): return (head + listed.map(\.line)).joined(separator: "\n")
         case .digest(let count, let hash): return (head + ["assets \(count) \(hash)"]).joined(separator: "\n")
         }
+    }
+}
+
+/// Pages finished so far, counted by the workers.
+final class PageCounter: @unchecked Sendable {
+    private var count = 0
+    private let lock = NSLock()
+
+    func increment() -> Int {
+        lock.lock(); defer { lock.unlock() }
+        count += 1
+        return count
     }
 }
 
