@@ -142,15 +142,20 @@ final class LibraryExampleTests: XCTestCase {
         try put(manifest.replacingCharacters(in: requirement, with: ".package(url: \"file://\(clone)\", from: \"0.1.0\")"),
                 consumer + "/Package.swift")
         try put(main, consumer + "/Sources/render-page/main.swift")
-        // Resolve afresh, so the newest tag is the one built.
-        try? FileManager.default.removeItem(atPath: consumer + "/Package.resolved")
-
+        // Fetch the clone and resolve to its newest tag (what a user's `swift package update`
+        // does), so the build is of the tree as it is now.
+        let update = try run(swift, ["package", "--package-path", consumer, "--disable-dependency-cache", "update"])
+        XCTAssertFalse(update.output.contains("unsafe build flags"), update.output)
+        XCTAssertEqual(update.status, 0, update.output)
         let build = try run(swift, ["build", "--package-path", consumer, "--disable-dependency-cache"])
         XCTAssertFalse(build.output.contains("unsafe build flags"), build.output)
         XCTAssertEqual(build.status, 0, build.output)
         guard build.status == 0 else { return }
         let resolved = try String(contentsOfFile: consumer + "/Package.resolved", encoding: .utf8)
         XCTAssertTrue(resolved.contains("\"version\" : \"\(tag)\""), "resolved by version \(tag):\n\(resolved)")
+        // The checkout built is the working tree's: its README is this one.
+        XCTAssertEqual(FileManager.default.contents(atPath: consumer + "/.build/checkouts/lnote-render/README.md"),
+                       FileManager.default.contents(atPath: Self.root + "/README.md"))
 
         let out = NSTemporaryDirectory() + "lnote-library-example-\(UUID().uuidString).png"
         defer { try? FileManager.default.removeItem(atPath: out) }
