@@ -87,6 +87,7 @@ enum ExportCommand {
         var done = 0
         let bar = ProgressBar(total: indices.count, unit: "page")
         let showsProgress = indices.count > 1 && !quiet
+        if showsProgress { reporter.progress(bar.line(done: 0)) }
         let results = exporter.export(pages: indices, to: destination, jobs: jobs) { page in
             done += 1
             for d in page.diagnostics { reporter.report(Problem(d, package: docPath, page: page.number)) }
