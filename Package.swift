@@ -5,7 +5,9 @@
 // Data flows one way through the modules:
 //
 //   LNoteFormat  (package on disk -> decoded page: model, JSON parser, journal, atomic writer)
-//   LNoteRaster  (decoded page -> geometry -> coverage -> pixels)
+//   LNoteShape   (decoded page -> shape: PageTransform, stroke pieces, template geometry, the
+//                 PageBackend protocol; knows no pixels)
+//   LNoteRaster  (shape -> coverage -> pixels: the raster backend's rasterizer and compositor)
 //   LNoteCodecs  (pixels <-> PNG / JPEG files, over libpng and libjpeg-turbo)
 //   LNoteRender  (page-to-image pipeline, thumbnail regenerator, watcher)
 //   LNoteCLI     (argument parsing and the subcommands; `lnote-render` is a thin main)
@@ -40,22 +42,26 @@ let package = Package(
 
         .target(name: "LNoteBitmap"),
         .target(name: "LNoteFormat", dependencies: ["CZlib"]),
-        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat"]),
+        .target(name: "LNoteShape", dependencies: ["LNoteFormat"]),
+        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape"]),
         .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"]),
-        .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
+        .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
         .target(name: "LNoteCLI", dependencies: ["LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
         .executableTarget(name: "lnote-render", dependencies: ["LNoteCLI"]),
 
         // Developer tools (built like everything else, run from tools/ scripts).
-        .executableTarget(name: "lnote-gen", dependencies: ["CZlib", "CJPEG"], path: "tools/lnote-gen"),
+        // Optimized in debug builds too: the tests generate their large fixtures with it.
+        .executableTarget(name: "lnote-gen", dependencies: ["CZlib", "CJPEG"], path: "tools/lnote-gen",
+                          swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .executableTarget(name: "lnote-bench",
-                          dependencies: ["LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG"],
+                          dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG"],
                           path: "tools/lnote-bench", swiftSettings: hotLoopSettings),
 
         .testTarget(name: "LNoteFormatTests", dependencies: ["LNoteFormat", "CZlib"]),
-        .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteFormat", "LNoteBitmap"]),
+        .testTarget(name: "LNoteShapeTests", dependencies: ["LNoteShape", "LNoteFormat"]),
+        .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteShape", "LNoteFormat", "LNoteBitmap"]),
         .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
-        .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
-        .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
+        .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
+        .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
     ]
 )

@@ -27,6 +27,7 @@ enum ExportCommand {
             .flag("no-background", help: "Keep the paper colour, drop template lines and dots."),
             .value("quality", "Q", help: "JPEG quality, 1-100 (default 85)."),
             .value("max-pixels", "N", help: "Refuse pages larger than N pixels, 1-137438953408 (default 100000000)."),
+            .value("max-work", "S", help: "Refuse pages estimated to take over S seconds of one core to draw, 0.001-1e9 (default 10)."),
             .value("jobs", short: "j", "N", help: "Pages exported at once, 1-256 (default: the number of cores; fewer for huge pages)."),
             .flag("quiet", short: "q", help: "Print nothing but errors and warnings."),
             .flag("json", help: "Print one JSON object (pages written, errors, warnings) instead of text."),
@@ -251,8 +252,10 @@ enum ExportCommand {
             throw UsageError("--quality applies to JPEG output only")
         }
         let maxPixels = try args.int("max-pixels", in: 1...Int(Int32.max) * 64) ?? RenderOptions.defaultMaxPixels
+        let maxWork = try args.double("max-work", in: 0.001...1e9) ?? RenderOptions.defaultMaxWork
         return ExportSettings(format: format,
-                              render: RenderOptions(size: size, background: background, maxPixels: maxPixels),
+                              render: RenderOptions(size: size, background: background, maxPixels: maxPixels,
+                                                    maxWork: maxWork),
                               jpegQuality: quality ?? ExportSettings.defaultJPEGQuality, fileNames: fileNames)
     }
 

@@ -15,6 +15,7 @@ enum ThumbnailsCommand {
             .value("width", "W", help: "Thumbnail width in pixels, 16-4096 (default 320)."),
             .value("quality", "Q", help: "JPEG quality, 1-100 (default 80)."),
             .flag("force", help: "Re-render every page."),
+            .value("max-work", "S", help: "Refuse pages estimated to take over S seconds of one core to draw, 0.001-1e9 (default 10)."),
             .value("jobs", short: "j", "N", help: "Worker threads, 1-256 (default: the number of cores)."),
             .flag("json", help: "Print the summary as one JSON object (errors and warnings included)."),
             .flag("quiet", short: "q", help: "Print only failures and the total."),
@@ -30,7 +31,8 @@ enum ThumbnailsCommand {
             width: try args.int("width", in: 16...4096) ?? 320,
             quality: try args.int("quality", in: 1...100) ?? 80,
             force: args.flag("force"),
-            jobs: try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount)
+            jobs: try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
+            maxWork: try args.double("max-work", in: 0.001...1e9) ?? RenderOptions.defaultMaxWork)
         let regenerator = ThumbnailRegenerator(settings: settings, rendererVersion: LNoteTool.version)
         let reporter = Reporter(args, console: console)
         let packages = packagePaths(args.positionals, reporter: reporter)

@@ -15,9 +15,10 @@ public enum JPEGEncoder {
     /// `pixelsPerInch` (1-65535) on both axes, and, when `comment` is given, one COM marker
     /// holding exactly those bytes (at most 65,533).
     ///
-    /// JPEG has no alpha: a bitmap that is not opaque is composited over white first (a
-    /// thumbnail of a transparent export then looks like paper, not black). An opaque bitmap
-    /// is passed to libjpeg-turbo as RGBX without any copy.
+    /// JPEG has no alpha: the alpha channel is not written. Encoders never composite; a
+    /// transparent canvas is flattened onto its paper first, as an explicit step of the
+    /// pipeline (`Bitmap.flattened(onto:)` in LNoteRaster). The pixels are passed to
+    /// libjpeg-turbo as RGBX without any copy.
     public static func encode(_ bitmap: Bitmap, quality: Int = 80, pixelsPerInch: Int = 72,
                               comment: [UInt8]? = nil) throws(CodecError) -> [UInt8] {
         guard (1...100).contains(quality) else {
@@ -29,7 +30,7 @@ public enum JPEGEncoder {
         if let comment, comment.count > 65533 {
             throw CodecError(.invalidArgument, "JPEG encode: comment of \(comment.count) bytes exceeds 65533")
         }
-        let source = bitmap.isOpaque ? bitmap : compositedOverWhite(bitmap)
+        let source = bitmap
         var out: UnsafeMutablePointer<UInt8>? = nil
         var outSize = 0
         try source.pixels.withUnsafeBufferPointer { (pixels) throws(CodecError) in
@@ -48,29 +49,5 @@ public enum JPEGEncoder {
             }
         }
         return takeShimBuffer(out, outSize)
-    }
-
-    /// Source-over onto opaque white, rounding to nearest.
-    static func compositedOverWhite(_ bitmap: Bitmap) -> Bitmap {
-        var out = bitmap
-        let premultiplied = bitmap.isPremultiplied
-        out.pixels.withUnsafeMutableBufferPointer { p in
-            var i = 0
-            while i < p.count {
-                let a = Int(p[i + 3])
-                if a != 255 {
-                    let white = 255 - a
-                    for c in 0..<3 {
-                        let v = Int(p[i + c])
-                        // premultiplied: c + 255·(1-α); straight: c·α + 255·(1-α)
-                        p[i + c] = premultiplied ? UInt8(min(255, v + white)) : UInt8((v * a + 255 * white + 127) / 255)
-                    }
-                    p[i + 3] = 255
-                }
-                i += 4
-            }
-        }
-        out.isPremultiplied = true
-        return out
     }
 }

@@ -19,8 +19,9 @@ public struct PNGEncodeOptions: Sendable {
         case custom(PNGTuning)
     }
 
-    /// RGBA (alpha kept, premultiplied input is unpremultiplied) or RGB (alpha dropped as is:
-    /// a premultiplied translucent pixel then shows as if composited over black).
+    /// RGBA (alpha kept, premultiplied input is unpremultiplied) or RGB (the alpha channel is
+    /// not written: encoders never composite, so a transparent canvas is flattened onto its
+    /// paper first, as an explicit pipeline step: `Bitmap.flattened(onto:)` in LNoteRaster).
     public var includeAlpha: Bool
     /// Written as pHYs in pixels per metre (rounded); nil writes no pHYs.
     public var pixelsPerInch: Double?

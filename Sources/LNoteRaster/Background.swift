@@ -1,5 +1,6 @@
 import LNoteBitmap
 import LNoteFormat
+import LNoteShape
 
 /// Page backgrounds (lnote-format.md section 2): a colour composited over white, then ruled
 /// lines, a grid or dots in `lineColor`.
@@ -18,16 +19,30 @@ extension Canvas {
 
     /// Draws the template lines or dots of `background` (its colour is not painted) onto the
     /// current pixels, source-over in `lineColor`, rounding once.
-    public mutating func drawTemplate(_ background: PageBackground, pageWidth: Int, pageHeight: Int, scale: Double) {
-        paintTemplate(background, pageWidth: pageWidth, pageHeight: pageHeight, scale: scale, base: nil)
+    public mutating func drawTemplate(_ background: PageBackground, pageWidth: Int, pageHeight: Int,
+                                      transform: PageTransform) {
+        paintTemplate(background, pageWidth: pageWidth, pageHeight: pageHeight, transform: transform, base: nil)
     }
 
     /// The whole background: colour over white, then the template, rounded once per pixel (so a
     /// translucent page colour is not rounded twice where a line crosses it).
-    public mutating func drawBackground(_ background: PageBackground, pageWidth: Int, pageHeight: Int, scale: Double) {
+    public mutating func drawBackground(_ background: PageBackground, pageWidth: Int, pageHeight: Int,
+                                        transform: PageTransform) {
         let base = Compositor.overWhite(background.color)
         fillOpaque(Compositor.round8(base.0), Compositor.round8(base.1), Compositor.round8(base.2))
-        paintTemplate(background, pageWidth: pageWidth, pageHeight: pageHeight, scale: scale, base: base)
+        paintTemplate(background, pageWidth: pageWidth, pageHeight: pageHeight, transform: transform, base: base)
+    }
+
+    /// `drawTemplate` at `scale` pixels per point onto this canvas.
+    public mutating func drawTemplate(_ background: PageBackground, pageWidth: Int, pageHeight: Int, scale: Double) {
+        drawTemplate(background, pageWidth: pageWidth, pageHeight: pageHeight,
+                     transform: PageTransform(scale: scale, width: width, height: height))
+    }
+
+    /// `drawBackground` at `scale` pixels per point onto this canvas.
+    public mutating func drawBackground(_ background: PageBackground, pageWidth: Int, pageHeight: Int, scale: Double) {
+        drawBackground(background, pageWidth: pageWidth, pageHeight: pageHeight,
+                       transform: PageTransform(scale: scale, width: width, height: height))
     }
 
     private mutating func fillOpaque(_ r: UInt8, _ g: UInt8, _ b: UInt8) {
@@ -38,15 +53,17 @@ extension Canvas {
     }
 
     /// Per-row (or per-column) coverage of lines centred on k·spacing for k ≥ 1, k·spacing < limit.
-    private static func lineCoverage(count n: Int, spacing: Int, limit: Int, scale: Double) -> [Double] {
+    private static func lineCoverage(count n: Int, spacing: Int, limit: Int, transform t: PageTransform,
+                                     columns: Bool) -> [Double] {
         var cov = [Double](repeating: 0, count: n)
-        let sp = Double(spacing) * scale / 10
-        let hw = 0.3 * scale                         // half of 0.6 pt, in pixels
+        let sp = t.length(Double(spacing))
+        let hw = t.length(TemplateGeometry.lineWidth / 2)
         guard sp > 0, hw > 0 else { return cov }
-        let kMax = min((limit - 1) / spacing, Int(min((Double(n) + hw) / sp + 1, Double(Int32.max))))
+        let kMax = min(TemplateGeometry.lastIndex(spacing: spacing, limit: limit),
+                       Int(min((Double(n) + hw) / sp + 1, Double(Int32.max))))
         guard kMax >= 1 else { return cov }
         for k in 1...kMax {
-            let c = Double(k * spacing) * scale / 10
+            let c = columns ? t.x(Double(k * spacing)) : t.y(Double(k * spacing))
             let lo = c - hw, hi = c + hw
             if hi <= 0 || lo >= Double(n) { continue }
             let j0 = max(0, Int(lo.rounded(.down))), j1 = min(n - 1, Int(hi.rounded(.down)))
@@ -57,9 +74,9 @@ extension Canvas {
         return cov
     }
 
-    private mutating func paintTemplate(_ bg: PageBackground, pageWidth: Int, pageHeight: Int, scale: Double,
+    private mutating func paintTemplate(_ bg: PageBackground, pageWidth: Int, pageHeight: Int, transform t: PageTransform,
                                         base: (Float, Float, Float)?) {
-        guard bg.template != .blank, bg.spacing > 0, scale > 0, scale.isFinite else { return }
+        guard TemplateGeometry.hasMarks(bg), t.scale > 0, t.scale.isFinite else { return }
         let w = bitmap.width, h = bitmap.height
         let line = bg.lineColor
         let la = Float(line.a) / 255
@@ -72,21 +89,19 @@ extension Canvas {
                 let a = la * Float(c)
                 if a <= 0 { return }
                 let p = px + 4 * i
-                let dr: Float, dg: Float, db: Float, da: Float
-                if let base { (dr, dg, db, da) = (base.0, base.1, base.2, 255) }
-                else { (dr, dg, db, da) = (Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3])) }
-                p[0] = Compositor.round8(dr + (lr - dr) * a)
-                p[1] = Compositor.round8(dg + (lg - dg) * a)
-                p[2] = Compositor.round8(db + (lb - db) * a)
-                p[3] = Compositor.round8(da + (255 - da) * a)
+                if let base {
+                    Compositor.sourceOver(p, sr: lr, sg: lg, sb: lb, a: a, dr: base.0, dg: base.1, db: base.2, da: 255)
+                } else {
+                    Compositor.sourceOver(p, sr: lr, sg: lg, sb: lb, a: a)
+                }
             }
             switch bg.template {
             case .blank:
                 break
             case .ruled, .grid:
-                let rows = Canvas.lineCoverage(count: h, spacing: bg.spacing, limit: pageHeight, scale: scale)
+                let rows = Canvas.lineCoverage(count: h, spacing: bg.spacing, limit: pageHeight, transform: t, columns: false)
                 let cols = bg.template == .grid
-                    ? Canvas.lineCoverage(count: w, spacing: bg.spacing, limit: pageWidth, scale: scale)
+                    ? Canvas.lineCoverage(count: w, spacing: bg.spacing, limit: pageWidth, transform: t, columns: true)
                     : [Double](repeating: 0, count: w)
                 let hitCols = (0..<w).filter { cols[$0] > 0 }
                 for j in 0..<h {
@@ -98,17 +113,19 @@ extension Canvas {
                     }
                 }
             case .dots:
-                let sp = Double(bg.spacing) * scale / 10
-                let r = 0.8 * scale
-                let kMax = min((pageWidth - 1) / bg.spacing, Int(min((Double(w) + r) / sp + 1, Double(Int32.max))))
-                let mMax = min((pageHeight - 1) / bg.spacing, Int(min((Double(h) + r) / sp + 1, Double(Int32.max))))
+                let sp = t.length(Double(bg.spacing))
+                let r = t.length(TemplateGeometry.dotRadius)
+                let kMax = min(TemplateGeometry.lastIndex(spacing: bg.spacing, limit: pageWidth),
+                               Int(min((Double(w) + r) / sp + 1, Double(Int32.max))))
+                let mMax = min(TemplateGeometry.lastIndex(spacing: bg.spacing, limit: pageHeight),
+                               Int(min((Double(h) + r) / sp + 1, Double(Int32.max))))
                 guard kMax >= 1, mMax >= 1 else { return }
                 let kMin = max(1, Int(((-r) / sp).rounded(.down)))
                 for m in 1...mMax {
-                    let cy = Double(m * bg.spacing) * scale / 10
+                    let cy = t.y(Double(m * bg.spacing))
                     if cy + r <= 0 || cy - r >= Double(h) { continue }
                     for k in kMin...max(kMin, kMax) where k <= kMax {
-                        let cx = Double(k * bg.spacing) * scale / 10
+                        let cx = t.x(Double(k * bg.spacing))
                         if cx + r <= 0 || cx - r >= Double(w) { continue }
                         let i0 = max(0, Int((cx - r).rounded(.down))), i1 = min(w - 1, Int((cx + r).rounded(.down)))
                         let j0 = max(0, Int((cy - r).rounded(.down))), j1 = min(h - 1, Int((cy + r).rounded(.down)))

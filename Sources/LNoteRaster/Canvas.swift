@@ -1,5 +1,6 @@
 import LNoteBitmap
 import LNoteFormat
+import LNoteShape
 
 /// A premultiplied RGBA8 canvas that page elements are drawn onto, in z-order.
 ///
@@ -12,46 +13,63 @@ import LNoteFormat
 /// which holds nothing between calls; a copy that is drawn on while shared gets its own.
 public struct Canvas {
     public internal(set) var bitmap: Bitmap
-    private var rasterizer: CoverageRasterizer
+    private var scratch: StrokeScratch
 
     /// A transparent canvas of `width` × `height` pixels (each at least 1).
     public init(width: Int, height: Int) {
         bitmap = Bitmap(width: width, height: height, fill: 0, isPremultiplied: true)
-        rasterizer = CoverageRasterizer()
+        scratch = StrokeScratch()
     }
 
     /// A canvas that continues drawing on `bitmap` (converted to premultiplied alpha if needed).
     public init(bitmap: Bitmap) {
         self.bitmap = bitmap.premultiplied()
-        rasterizer = CoverageRasterizer()
+        scratch = StrokeScratch()
     }
 
     public var width: Int { bitmap.width }
     public var height: Int { bitmap.height }
 
-    private mutating func uniqueRasterizer() -> CoverageRasterizer {
-        if !isKnownUniquelyReferenced(&rasterizer) { rasterizer = CoverageRasterizer() }
-        return rasterizer
+    private mutating func uniqueScratch() -> StrokeScratch {
+        if !isKnownUniquelyReferenced(&scratch) { scratch = StrokeScratch() }
+        return scratch
     }
 
-    /// Draws `stroke` at `scale` pixels per point: its exact union shape, anti-aliased by area,
-    /// composited once with the tool's blend mode.
+    /// Draws `stroke` at `scale` pixels per point onto the whole canvas.
     public mutating func draw(_ stroke: Stroke, scale: Double) {
-        let raster = uniqueRasterizer()
-        let w = bitmap.width, h = bitmap.height
-        let gain = Float(stroke.color.a) / 255
+        draw(stroke, transform: PageTransform(scale: scale, width: bitmap.width, height: bitmap.height))
+    }
+
+    /// Draws `stroke` through `transform`: its exact union shape, anti-aliased by area,
+    /// composited once with the tool's blend mode.
+    public mutating func draw(_ stroke: Stroke, transform: PageTransform) {
+        let ink = Ink(stroke)
+        let gain = ink.opacity
         guard gain > 0 else { return }
-        let mode: BlendMode = stroke.tool == .highlighter ? .multiply : .sourceOver
+        let s = uniqueScratch()
+        let w = bitmap.width, h = bitmap.height
         bitmap.pixels.withUnsafeMutableBufferPointer { buf in
             // Images wider than the rasterizer's limit are drawn in vertical strips.
             var x0 = 0
             while x0 < w {
                 let strip = min(CoverageRasterizer.maxWidth, w - x0)
-                var sink = BlendSink(pixels: buf.baseAddress! + 4 * x0, rowStride: w, gain: gain, color: stroke.color, mode: mode)
-                raster.rasterize(stroke, scale: scale, originX: Double(x0), width: strip, height: h, sink: &sink)
+                s.shape.prepare(stroke, transform: transform.strip(from: x0))
+                var sink = BlendSink(pixels: buf.baseAddress! + 4 * x0, rowStride: w, gain: gain, color: ink.color, mode: ink.mode)
+                s.rasterizer.rasterize(s.shape, width: strip, height: h, sink: &sink)
                 x0 += strip
             }
         }
+    }
+}
+
+/// The reusable scratch of stroke drawing: the shape's effective samples and the rasterizer's
+/// buffers. It holds nothing between strokes; canvases that share it get their own on first draw.
+final class StrokeScratch {
+    let shape = StrokeShape()
+    let rasterizer: CoverageRasterizer
+
+    init(capacity: Int = CoverageRasterizer.defaultCapacity) {
+        rasterizer = CoverageRasterizer(capacity: capacity)
     }
 }
 
@@ -85,11 +103,15 @@ struct MaskSink: CoverageSink {
 
 extension Canvas {
     /// The opacity mask a·c of `stroke` on a `width` × `height` image, before compositing:
-    /// colour alpha × tool factor × area coverage per pixel, row-major. For tests and tools.
-    static func coverageMask(_ stroke: Stroke, scale: Double, width: Int, height: Int) -> [Float] {
+    /// colour alpha × tool factor × area coverage per pixel, row-major. For tests and tools;
+    /// `capacity` bounds the capsules held at once (small values exercise banded drawing).
+    static func coverageMask(_ stroke: Stroke, scale: Double, width: Int, height: Int,
+                             capacity: Int = CoverageRasterizer.defaultCapacity) -> [Float] {
         var sink = MaskSink(mask: [Float](repeating: 0, count: width * height), width: width,
                             gain: Float(stroke.color.a) / 255)
-        CoverageRasterizer().rasterize(stroke, scale: scale, width: width, height: height, sink: &sink)
+        let scratch = StrokeScratch(capacity: capacity)
+        scratch.shape.prepare(stroke, transform: PageTransform(scale: scale, width: width, height: height))
+        scratch.rasterizer.rasterize(scratch.shape, width: width, height: height, sink: &sink)
         return sink.mask
     }
 }

@@ -1,25 +1,60 @@
+import LNoteBitmap
 import LNoteFormat
+import LNoteShape
 
-/// How a solid-coloured shape combines with the canvas (lnote-format.md section 6).
-public enum BlendMode: Sendable {
-    /// dst' = dst + (src − dst)·a·c
-    case sourceOver
-    /// dst' = dst + (dst·src − dst)·a·c on an opaque canvas; the premultiplied (W3C) form on a
-    /// transparent one, which reduces to that formula when dst alpha is 255.
-    case multiply
-}
-
-/// Blends solid colours into rows of premultiplied RGBA8 pixels.
+/// The one owner of blending for the raster backend: strokes, backgrounds and images all
+/// combine with the canvas through these functions (lnote-format.md section 6).
 ///
-/// The arithmetic is on 0…255 values in Float and rounds to nearest (halves up) once per
-/// element, as the format asks. With an opaque destination the premultiplied formulas are the
-/// spec's straight formulas exactly, so one code path serves opaque and transparent canvases.
+/// Pixels are premultiplied RGBA8. The arithmetic is on 0…255 values in Float and rounds to
+/// nearest (halves up) once per element, as the format asks. With an opaque destination the
+/// premultiplied formulas are the spec's straight formulas exactly, so one code path serves
+/// opaque and transparent canvases.
 enum Compositor {
     @inline(__always)
     static func round8(_ v: Float) -> UInt8 {
         // v is in [−0.5, 255.5) up to float error; clamp, then truncate v + 0.5.
         let c = min(max(v + 0.5, 0), 255)
         return UInt8(Int32(c))
+    }
+
+    /// Source-over of a solid straight colour (s) at opacity `a` onto the destination values
+    /// (d, unrounded or read from the pixel), written rounded to `p`.
+    @inline(__always)
+    static func sourceOver(_ p: UnsafeMutablePointer<UInt8>, sr: Float, sg: Float, sb: Float, a: Float,
+                           dr: Float, dg: Float, db: Float, da: Float) {
+        p[0] = round8(dr + (sr - dr) * a)
+        p[1] = round8(dg + (sg - dg) * a)
+        p[2] = round8(db + (sb - db) * a)
+        p[3] = round8(da + (255 - da) * a)
+    }
+
+    /// Source-over of a solid straight colour at opacity `a` onto pixel `p`.
+    @inline(__always)
+    static func sourceOver(_ p: UnsafeMutablePointer<UInt8>, sr: Float, sg: Float, sb: Float, a: Float) {
+        sourceOver(p, sr: sr, sg: sg, sb: sb, a: a, dr: Float(p[0]), dg: Float(p[1]), db: Float(p[2]), da: Float(p[3]))
+    }
+
+    /// Source-over of a premultiplied texel `s` (0…255 per channel) at opacity `a` onto pixel `p`.
+    @inline(__always)
+    static func sourceOver(_ p: UnsafeMutablePointer<UInt8>, premultiplied s: SIMD4<Float>, a: Float) {
+        let keep = 1 - s[3] / 255 * a
+        p[0] = round8(s[0] * a + Float(p[0]) * keep)
+        p[1] = round8(s[1] * a + Float(p[1]) * keep)
+        p[2] = round8(s[2] * a + Float(p[2]) * keep)
+        p[3] = round8(s[3] * a + Float(p[3]) * keep)
+    }
+
+    /// Multiply of a solid straight colour at opacity `a` onto pixel `p` (premultiplied W3C form:
+    /// where the canvas is transparent the source shows as itself).
+    @inline(__always)
+    static func multiply(_ p: UnsafeMutablePointer<UInt8>, sr: Float, sg: Float, sb: Float, a: Float) {
+        let inv: Float = 1.0 / 255.0
+        let dr = Float(p[0]), dg = Float(p[1]), db = Float(p[2]), da = Float(p[3])
+        let uncovered = (255 - da) * inv   // 0 on an opaque canvas
+        p[0] = round8(dr + (sr * uncovered + sr * dr * inv - dr) * a)
+        p[1] = round8(dg + (sg * uncovered + sg * dg * inv - dg) * a)
+        p[2] = round8(db + (sb * uncovered + sb * db * inv - db) * a)
+        p[3] = round8(da + (255 - da) * a)
     }
 
     /// Blends `color` (straight sRGB) over `count` pixels starting at `dst`, pixel k with opacity
@@ -33,25 +68,13 @@ enum Compositor {
             for k in 0..<count {
                 let a = coverage[k] * gain
                 if a <= 0 { continue }
-                let p = dst + 4 * k
-                let dr = Float(p[0]), dg = Float(p[1]), db = Float(p[2]), da = Float(p[3])
-                p[0] = round8(dr + (sr - dr) * a)
-                p[1] = round8(dg + (sg - dg) * a)
-                p[2] = round8(db + (sb - db) * a)
-                p[3] = round8(da + (255 - da) * a)
+                sourceOver(dst + 4 &* k, sr: sr, sg: sg, sb: sb, a: a)
             }
         case .multiply:
-            let inv: Float = 1.0 / 255.0
             for k in 0..<count {
                 let a = coverage[k] * gain
                 if a <= 0 { continue }
-                let p = dst + 4 * k
-                let dr = Float(p[0]), dg = Float(p[1]), db = Float(p[2]), da = Float(p[3])
-                let uncovered = (255 - da) * inv   // 0 on an opaque canvas
-                p[0] = round8(dr + (sr * uncovered + sr * dr * inv - dr) * a)
-                p[1] = round8(dg + (sg * uncovered + sg * dg * inv - dg) * a)
-                p[2] = round8(db + (sb * uncovered + sb * db * inv - db) * a)
-                p[3] = round8(da + (255 - da) * a)
+                multiply(dst + 4 &* k, sr: sr, sg: sg, sb: sb, a: a)
             }
         }
     }
@@ -60,5 +83,33 @@ enum Compositor {
     static func overWhite(_ color: Color) -> (Float, Float, Float) {
         let a = Float(color.a) / 255
         return (255 + (Float(color.r) - 255) * a, 255 + (Float(color.g) - 255) * a, 255 + (Float(color.b) - 255) * a)
+    }
+}
+
+extension Bitmap {
+    /// This premultiplied image composited onto opaque `paper` (straight sRGB, its alpha
+    /// ignored), rounding to nearest: the explicit flattening step before an encoder without
+    /// alpha (JPEG, RGB PNG). An opaque image comes back unchanged.
+    public func flattened(onto paper: Color = .white) -> Bitmap {
+        precondition(isPremultiplied, "the canvas is premultiplied; decoded images are flattened by drawing them")
+        if isOpaque { return self }
+        var out = self
+        let pr = Int(paper.r), pg = Int(paper.g), pb = Int(paper.b)
+        out.pixels.withUnsafeMutableBufferPointer { p in
+            var i = 0
+            while i < p.count {
+                let a = Int(p[i &+ 3])
+                if a != 255 {
+                    // Premultiplied source-over: c + paper·(1 − α), rounded to nearest.
+                    let rest = 255 &- a
+                    p[i] = UInt8(min(255, Int(p[i]) &+ (pr &* rest &+ 127) / 255))
+                    p[i &+ 1] = UInt8(min(255, Int(p[i &+ 1]) &+ (pg &* rest &+ 127) / 255))
+                    p[i &+ 2] = UInt8(min(255, Int(p[i &+ 2]) &+ (pb &* rest &+ 127) / 255))
+                    p[i &+ 3] = 255
+                }
+                i &+= 4
+            }
+        }
+        return out
     }
 }

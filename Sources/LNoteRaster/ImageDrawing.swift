@@ -1,6 +1,7 @@
 import Glibc
 import LNoteBitmap
 import LNoteFormat
+import LNoteShape
 
 /// Placed images (lnote-format.md sections 4 and 6): scaled to fill their frame, rotated about
 /// the frame's centre (clockwise on screen: +x turns toward +y), drawn source-over with their
@@ -15,12 +16,17 @@ import LNoteFormat
 /// taps read the source itself (close to the area average, without a texture larger than the
 /// image). Only pixels under the rotated frame's bounding box, clipped to the canvas, are visited.
 extension Canvas {
+    /// `draw(image:placement:transform:)` at `scale` pixels per point onto this canvas.
     public mutating func draw(image: Bitmap, placement: ImagePlacement, scale: Double) {
+        draw(image: image, placement: placement, transform: PageTransform(scale: scale, width: width, height: height))
+    }
+
+    /// Draws `image` (decoded, straight alpha) into `placement`'s frame mapped through `transform`.
+    public mutating func draw(image: Bitmap, placement: ImagePlacement, transform t: PageTransform) {
         let opacity = Float(min(max(placement.opacity, 0), 1000)) / 1000
-        guard opacity > 0, scale > 0, scale.isFinite, placement.width > 0, placement.height > 0 else { return }
-        let k = scale / 10
-        let fx = Double(placement.x) * k, fy = Double(placement.y) * k
-        let fw = Double(placement.width) * k, fh = Double(placement.height) * k
+        guard opacity > 0, t.scale > 0, t.scale.isFinite, placement.width > 0, placement.height > 0 else { return }
+        let fx = t.x(Double(placement.x)), fy = t.y(Double(placement.y))
+        let fw = t.length(Double(placement.width)), fh = t.length(Double(placement.height))
         // Only reachable through the API with an absurd scale: nothing sensible to draw.
         guard fx.isFinite, fy.isFinite, fw.isFinite, fh.isFinite else { return }
         let cx = fx + fw / 2, cy = fy + fh / 2
@@ -69,13 +75,7 @@ extension Canvas {
                         } else {
                             s = sample(u * tx, v * ty)
                         }
-                        let a = Float(c) * opacity
-                        let p = px + 4 * (j * w + i)
-                        let keep = 1 - s[3] / 255 * a
-                        p[0] = Compositor.round8(s[0] * a + Float(p[0]) * keep)
-                        p[1] = Compositor.round8(s[1] * a + Float(p[1]) * keep)
-                        p[2] = Compositor.round8(s[2] * a + Float(p[2]) * keep)
-                        p[3] = Compositor.round8(s[3] * a + Float(p[3]) * keep)
+                        Compositor.sourceOver(px + 4 * (j * w + i), premultiplied: s, a: Float(c) * opacity)
                     }
                 }
             }

@@ -2,6 +2,7 @@ import Foundation
 import LNoteBitmap
 import LNoteCodecs
 import LNoteFormat
+import LNoteRaster
 
 /// The file format of an exported page.
 public enum ExportFormat: String, Sendable, CaseIterable {
@@ -196,15 +197,19 @@ public struct PageExporter {
     static func encode(_ rendered: RenderedPage, pageNumber: Int, settings: ExportSettings, title: String,
                        file: String) throws(LNoteError) -> [UInt8] {
         let ppi = 72 * rendered.scale
+        // Flattening onto paper is a step of the pipeline, not of an encoder: only a PNG of a
+        // transparent export keeps alpha.
+        let keepsAlpha = settings.format == .png && settings.render.isTransparent
+        let pixels = keepsAlpha ? rendered.bitmap : rendered.bitmap.flattened(onto: .white)
         do {
             switch settings.format {
             case .png:
                 let options = PNGEncodeOptions(
-                    includeAlpha: settings.render.isTransparent, pixelsPerInch: ppi,
+                    includeAlpha: keepsAlpha, pixelsPerInch: ppi,
                     text: [("Title", title), ("Page", String(pageNumber)), ("Software", "lnote-render")])
-                return try PNGEncoder.encode(rendered.bitmap, options: options)
+                return try PNGEncoder.encode(pixels, options: options)
             case .jpeg:
-                return try JPEGEncoder.encode(rendered.bitmap, quality: settings.jpegQuality,
+                return try JPEGEncoder.encode(pixels, quality: settings.jpegQuality,
                                               pixelsPerInch: JPEGEncoder.density(pixelsPerInch: ppi))
             }
         } catch {

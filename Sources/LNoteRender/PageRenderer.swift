@@ -2,6 +2,7 @@ import LNoteBitmap
 import LNoteCodecs
 import LNoteFormat
 import LNoteRaster
+import LNoteShape
 
 /// A page turned into pixels, with whatever was skipped on the way.
 public struct RenderedPage: Sendable {
@@ -12,57 +13,75 @@ public struct RenderedPage: Sendable {
     public var diagnostics: [Diagnostic]
 }
 
-/// The page-to-image pipeline: decoded page → background → elements in z-order → pixels.
+/// The page pipeline: decoded page → background → elements in z-order → a backend.
 ///
-/// Rendering only reads the package. Images are decoded through `AssetCache`, so a document
-/// whose pages share a photo decodes it once per size.
+/// `draw` walks a page onto any `PageBackend`; `render` is the raster pipeline (size and work
+/// checked first, then drawn onto a `RasterBackend`). Rendering only reads the package.
 public enum PageRenderer {
-    /// The pixel size a page will have, or an error when it exceeds `options.maxPixels` or the
-    /// requested size is not a positive finite scale. Checked before anything is allocated.
-    public static func outputSize(for entry: PageEntry, options: RenderOptions, file: String)
-        throws(LNoteError) -> (width: Int, height: Int, scale: Double)
+    /// The page's transform at the requested size, or an error when the output would exceed
+    /// `options.maxPixels` or the requested size is not a positive finite scale. Checked
+    /// before anything is allocated.
+    public static func transform(for entry: PageEntry, options: RenderOptions, file: String)
+        throws(LNoteError) -> PageTransform
     {
         let scale = options.size.scale(pageWidth: entry.width, pageHeight: entry.height)
         guard scale.isFinite, scale > 0 else {
             throw LNoteError(.invalid, file: file, rule: "scale", message: "the requested size gives scale \(scale)")
         }
         // In Double first: a huge scale must give an error, not an integer overflow.
-        let w = max(1, (Double(entry.width) / 10 * scale).rounded(.toNearestOrAwayFromZero))
-        let h = max(1, (Double(entry.height) / 10 * scale).rounded(.toNearestOrAwayFromZero))
+        let w = PageTransform.exactDimension(entry.width, scale: scale)
+        let h = PageTransform.exactDimension(entry.height, scale: scale)
         guard w * h <= Double(options.maxPixels) else {
             throw LNoteError(.limit, file: file, rule: "max-pixels",
                              message: "the page would be \(Self.integerText(w))×\(Self.integerText(h)) pixels, over the limit of \(options.maxPixels)")
         }
-        let size = RasterGeometry.pixelSize(pageWidth: entry.width, pageHeight: entry.height, scale: scale)
-        return (size.width, size.height, scale)
+        return PageTransform(pageWidth: entry.width, pageHeight: entry.height, scale: scale)
     }
 
-    /// Renders a loaded page of `package`.
+    /// The pixel size a page will have (see `transform(for:options:file:)`).
+    public static func outputSize(for entry: PageEntry, options: RenderOptions, file: String)
+        throws(LNoteError) -> (width: Int, height: Int, scale: Double)
+    {
+        let t = try transform(for: entry, options: options, file: file)
+        return (t.width, t.height, t.scale)
+    }
+
+    /// The estimated raster work of `page` at `transform`, or an error naming the page, the
+    /// estimate and the budget when it is over `options.maxWork`.
+    public static func checkWork(_ page: LoadedPage, transform: PageTransform, options: RenderOptions)
+        throws(LNoteError) -> RasterWork
+    {
+        let work = RasterWork.estimate(page.elements, transform: transform)
+        guard work.seconds <= options.maxWork else {
+            throw LNoteError(.limit, file: page.contentFile, rule: "max-work",
+                             message: "rendering this page at \(transform.width)×\(transform.height) is estimated at \(work) of work, over the budget of \(RasterWork.secondsText(options.maxWork)) (raise it with --max-work)")
+        }
+        return work
+    }
+
+    /// Renders a loaded page of `package` to pixels.
     public static func render(_ page: LoadedPage, of package: LNotePackage, options: RenderOptions,
                               assets: AssetCache) throws(LNoteError) -> RenderedPage {
-        let entry = page.entry
-        let size = try outputSize(for: entry, options: options, file: page.contentFile)
-        var canvas = Canvas(width: size.width, height: size.height)
-        switch (options.isTransparent, options.drawsTemplate) {
-        case (false, true):
-            // Paper and template in one pass, rounded once per pixel.
-            canvas.drawBackground(entry.background, pageWidth: entry.width, pageHeight: entry.height, scale: size.scale)
-        case (false, false):
-            canvas.fill(entry.background.color)
-        case (true, true):
-            canvas.drawTemplate(entry.background, pageWidth: entry.width, pageHeight: entry.height, scale: size.scale)
-        case (true, false):
-            break
-        }
+        let t = try transform(for: page.entry, options: options, file: page.contentFile)
+        _ = try checkWork(page, transform: t, options: options)
+        var backend = RasterBackend(package: package, assets: assets)
+        let diagnostics = try draw(page, transform: t, layers: options.background.layers, onto: &backend)
+        return RenderedPage(bitmap: backend.canvas.bitmap, scale: t.scale, diagnostics: diagnostics)
+    }
+
+    /// Draws `page` onto `backend`: background layers, then every element in z-order. Returns
+    /// the page's diagnostics plus a warning for each image the backend could not show.
+    public static func draw<B: PageBackend>(_ page: LoadedPage, transform: PageTransform, layers: BackgroundLayers,
+                                            onto backend: inout B) throws(LNoteError) -> [Diagnostic] {
+        try backend.beginPage(page.entry, transform: transform, layers: layers)
         var diagnostics = page.diagnostics
         for (index, element) in page.elements.enumerated() {
             switch element.kind {
             case .stroke(let stroke):
-                canvas.draw(stroke, scale: size.scale)
+                try backend.drawStroke(stroke)
             case .image(let placement):
                 do {
-                    let image = try assets.image(placement, in: package, scale: size.scale)
-                    canvas.draw(image: image, placement: placement, scale: size.scale)
+                    try backend.drawImage(placement)
                 } catch {
                     diagnostics.append(Diagnostic(severity: .warning, file: error.file, elementIndex: index,
                                                   elementID: element.id, rule: error.rule,
@@ -72,12 +91,54 @@ public enum PageRenderer {
                 continue
             }
         }
-        return RenderedPage(bitmap: canvas.bitmap, scale: size.scale, diagnostics: diagnostics)
+        try backend.endPage()
+        return diagnostics
     }
 
     private static func integerText(_ v: Double) -> String {
         v < 1e18 ? String(Int(v)) : String(v)
     }
+}
+
+/// The raster backend: a premultiplied canvas, with images decoded through the document's
+/// `AssetCache`. After `endPage`, `canvas.bitmap` holds the page.
+public struct RasterBackend: PageBackend {
+    public private(set) var canvas = Canvas(width: 1, height: 1)
+    private var transform = PageTransform(scale: 1, width: 1, height: 1)
+    private let package: LNotePackage
+    private let assets: AssetCache
+
+    public init(package: LNotePackage, assets: AssetCache) {
+        self.package = package
+        self.assets = assets
+    }
+
+    public mutating func beginPage(_ page: PageEntry, transform t: PageTransform, layers: BackgroundLayers) {
+        transform = t
+        canvas = Canvas(width: t.width, height: t.height)
+        switch (layers.paper, layers.template) {
+        case (true, true):
+            // Paper and template in one pass, rounded once per pixel.
+            canvas.drawBackground(page.background, pageWidth: page.width, pageHeight: page.height, transform: t)
+        case (true, false):
+            canvas.fill(page.background.color)
+        case (false, true):
+            canvas.drawTemplate(page.background, pageWidth: page.width, pageHeight: page.height, transform: t)
+        case (false, false):
+            break
+        }
+    }
+
+    public mutating func drawStroke(_ stroke: Stroke) {
+        canvas.draw(stroke, transform: transform)
+    }
+
+    public mutating func drawImage(_ placement: ImagePlacement) throws(LNoteError) {
+        let image = try assets.image(placement, in: package, scale: transform.scale)
+        canvas.draw(image: image, placement: placement, transform: transform)
+    }
+
+    public mutating func endPage() {}
 }
 
 /// Decoded images of one document, keyed by asset and decode size.

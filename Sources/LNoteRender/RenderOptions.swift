@@ -1,4 +1,5 @@
 import LNoteFormat
+import LNoteShape
 
 /// How big a rendered page is: one of the four ways a user can ask for it.
 public enum OutputSize: Sendable, Equatable {
@@ -37,6 +38,11 @@ public enum BackgroundMode: Sendable, Equatable {
     case transparent
     /// Nothing under the ink: a transparent canvas without lines.
     case transparentNoTemplate
+
+    /// The background layers a backend draws.
+    public var layers: BackgroundLayers {
+        BackgroundLayers(paper: self == .full || self == .paperOnly, template: self == .full || self == .transparent)
+    }
 }
 
 /// Everything that decides how a page becomes pixels (not how pixels become a file).
@@ -45,13 +51,21 @@ public struct RenderOptions: Sendable, Equatable {
     public var background: BackgroundMode
     /// Refuse to render a page larger than this many pixels (checked before allocating).
     public var maxPixels: Int
+    /// Refuse to render a page whose estimated work (`RasterWork`: seconds of one core of the
+    /// project's machine kind) is over this, before drawing anything.
+    public var maxWork: Double
 
     public static let defaultMaxPixels = 100_000_000
+    /// 10 s of single-threaded rendering on the project's machine kind. A dense page of
+    /// handwriting (2,000 strokes) estimates about 0.3 s at scale 2.
+    public static let defaultMaxWork: Double = 10
 
-    public init(size: OutputSize = .scale(1), background: BackgroundMode = .full, maxPixels: Int = defaultMaxPixels) {
+    public init(size: OutputSize = .scale(1), background: BackgroundMode = .full, maxPixels: Int = defaultMaxPixels,
+                maxWork: Double = defaultMaxWork) {
         self.size = size
         self.background = background
         self.maxPixels = maxPixels
+        self.maxWork = maxWork
     }
 
     public var isTransparent: Bool { background == .transparent || background == .transparentNoTemplate }

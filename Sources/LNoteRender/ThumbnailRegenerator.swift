@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LNoteCodecs
 import LNoteFormat
+import LNoteRaster
 
 /// How thumbnails are made. Part of every thumbnail's fingerprint: changing a setting
 /// re-renders.
@@ -14,13 +15,17 @@ public struct ThumbnailSettings: Sendable, Equatable {
     public var force = false
     /// Worker threads; output is identical whatever the count.
     public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// A page estimated to need more raster work than this is refused (`RenderOptions.maxWork`).
+    /// Not part of a thumbnail's fingerprint: it decides whether a page is drawn, not how.
+    public var maxWork: Double = RenderOptions.defaultMaxWork
 
     public init(width: Int = 320, quality: Int = 80, force: Bool = false,
-                jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+                jobs: Int = ProcessInfo.processInfo.activeProcessorCount, maxWork: Double = RenderOptions.defaultMaxWork) {
         self.width = width
         self.quality = quality
         self.force = force
         self.jobs = max(1, jobs)
+        self.maxWork = maxWork
     }
 }
 
@@ -159,14 +164,15 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                 return .upToDate
             }
             let page = try package.loadPage(entry, from: source)
-            let options = RenderOptions(size: .width(settings.width))
+            let options = RenderOptions(size: .width(settings.width), maxWork: settings.maxWork)
             let rendered = try PageRenderer.render(page, of: package, options: options, assets: assets)
             var fingerprint = Fingerprint(inputs: inputs,
                                           assets: shownAssets(page, in: package, assetHashes: plan.assetHashes))
             fingerprint.settings = settingsText
             let jpeg: [UInt8]
             do {
-                jpeg = try JPEGEncoder.encode(rendered.bitmap, quality: settings.quality,
+                // Thumbnails draw the paper, so this flattening is a no-op kept for the rule.
+                jpeg = try JPEGEncoder.encode(rendered.bitmap.flattened(onto: .white), quality: settings.quality,
                                               pixelsPerInch: JPEGEncoder.density(pixelsPerInch: 72 * rendered.scale),
                                               comment: Array(fingerprint.text.utf8))
             } catch {

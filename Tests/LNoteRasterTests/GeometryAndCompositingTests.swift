@@ -3,20 +3,6 @@ import LNoteBitmap
 import LNoteFormat
 @testable import LNoteRaster
 
-final class GeometryTests: XCTestCase {
-    func testPixelSize() {
-        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: 1) == (834, 1194))
-        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: 2) == (1668, 2388))
-        // Halves round up; tiny pages still get one pixel.
-        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 8345, pageHeight: 15, scale: 1) == (835, 2))
-        XCTAssertTrue(RasterGeometry.pixelSize(pageWidth: 1, pageHeight: 1, scale: 0.38) == (1, 1))
-        let s = RasterGeometry.scale(forWidth: 320, pageWidth: 8340)
-        XCTAssertEqual(s, 320.0 / 834.0, accuracy: 1e-12)
-        XCTAssertEqual(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: s).width, 320)
-        XCTAssertEqual(RasterGeometry.pixelSize(pageWidth: 8340, pageHeight: 11940, scale: s).height, 458)
-    }
-}
-
 /// Exact 8-bit results of the blend formulas.
 final class CompositingTests: XCTestCase {
     /// A stroke that fully covers every pixel of a small canvas.
@@ -104,5 +90,30 @@ final class CompositingTests: XCTestCase {
             if m > 0.05 && m < 0.7 { partial += 1 }
         }
         XCTAssertGreaterThan(partial, 8, "anti-aliased edge pixels exist")
+    }
+}
+
+/// Flattening a transparent canvas onto paper: the step before an encoder without alpha.
+final class FlatteningTests: XCTestCase {
+    func testFlattenedOntoPaperIsPremultipliedSourceOver() {
+        var c = Canvas(width: 2, height: 1)
+        c.draw(Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 200, a: 128), points: [5, 5, 100, 500, 0]), scale: 1)
+        let before = c.bitmap
+        XCTAssertFalse(before.isOpaque)
+        let white = before.flattened(onto: .white)
+        let paper = before.flattened(onto: Color(r: 250, g: 240, b: 200))
+        for i in 0..<2 {
+            let p = Array(before.pixels[(4 * i)..<(4 * i + 4)]).map { Int($0) }
+            let rest = 255 - p[3]
+            XCTAssertEqual(Array(white.pixels[(4 * i)..<(4 * i + 4)]).map { Int($0) },
+                           [p[0] + rest, p[1] + rest, p[2] + rest, 255])
+            XCTAssertEqual(Array(paper.pixels[(4 * i)..<(4 * i + 4)]).map { Int($0) },
+                           [p[0] + (250 * rest + 127) / 255, p[1] + (240 * rest + 127) / 255,
+                            p[2] + (200 * rest + 127) / 255, 255])
+        }
+        // An opaque image is its own flattening.
+        var o = Canvas(width: 3, height: 3)
+        o.fill(Color(r: 10, g: 20, b: 30))
+        XCTAssertEqual(o.bitmap.flattened(onto: .white), o.bitmap)
     }
 }

@@ -4,6 +4,7 @@ import LNoteBitmap
 import LNoteCodecs
 import LNoteFormat
 import LNoteRaster
+import LNoteShape
 
 /// The three raster sizes the peers are timed at.
 enum RasterScale: String, CaseIterable {
@@ -12,7 +13,7 @@ enum RasterScale: String, CaseIterable {
     /// Pixels per point for a page `pageWidth` (0.1 pt) wide: thumb is 320 px wide.
     func scale(pageWidth: Int) -> Double {
         switch self {
-        case .thumb: return RasterGeometry.scale(forWidth: 320, pageWidth: pageWidth)
+        case .thumb: return PageTransform.scale(forWidth: 320, pageWidth: pageWidth)
         case .x1: return 1
         case .x2: return 2
         }
@@ -30,11 +31,11 @@ func measureDecode(_ source: PageSource, runs: Int) throws -> Timing {
 /// Canvas creation + background colour fill + every stroke drawn, at `scale`; no template,
 /// no images, no encode: the work the peers are timed on.
 func rasterStrokes(_ page: LoadedPage, scale: Double) -> Bitmap {
-    let size = RasterGeometry.pixelSize(pageWidth: page.entry.width, pageHeight: page.entry.height, scale: scale)
-    var canvas = Canvas(width: size.width, height: size.height)
+    let transform = PageTransform(pageWidth: page.entry.width, pageHeight: page.entry.height, scale: scale)
+    var canvas = Canvas(width: transform.width, height: transform.height)
     canvas.fill(page.entry.background.color)
     for element in page.elements {
-        if case .stroke(let stroke) = element.kind { canvas.draw(stroke, scale: scale) }
+        if case .stroke(let stroke) = element.kind { canvas.draw(stroke, transform: transform) }
     }
     return canvas.bitmap
 }

@@ -1,13 +1,15 @@
 // lnote-bench: release-build benchmarks (run through tools/bench).
 //
-//   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N] [--no-raster]
+//   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--costly DIR] [--runs N] [--regen-runs N] [--no-raster]
 //   lnote-bench --dense PACKAGE --raster-only [--runs N]
 //
 // Times, single-threaded unless said otherwise, on the dense page: content decode, stroke
 // raster at thumb / 1x / 2x, PNG encode of the 2x render (ours vs libpng zlib 6), the page's
 // thumbnail end to end and by stage; on the 200-page document (a working copy in DIR):
 // thumbnail regeneration from scratch (1 job and one per core), after one edit, with nothing
-// changed, and one average page alone. Progress goes to stderr; stdout is one JSON object.
+// changed, and one average page alone; with --costly, each `lnote-gen costly` page at thumbnail
+// and 2x, rendered or refused (estimate, time, peak memory). Progress goes to stderr; stdout is
+// one JSON object.
 // --raster-only times the stroke raster alone (tools/bench alternates it with the peers, so
 // that each pair of figures is taken under the same machine load); --no-raster leaves it out.
 
@@ -15,11 +17,13 @@ import Foundation
 import LNoteCodecs
 import LNoteFormat
 import LNoteRaster
+import LNoteShape
 
 struct Arguments {
     var dense = ""
     var doc200 = ""
     var work = ""
+    var costly = ""
     var runs = 7
     var regenRuns = 3
     var rasterOnly = false
@@ -42,6 +46,7 @@ struct Arguments {
             case "--dense": dense = try value()
             case "--doc200": doc200 = try value()
             case "--work": work = try value()
+            case "--costly": costly = try value()
             case "--runs": runs = try count()
             case "--regen-runs": regenRuns = try count()
             case "--raster-only": rasterOnly = true
@@ -74,8 +79,8 @@ func denseRaster(_ package: LNotePackage, runs: Int) throws -> [String: Any] {
     for scale in RasterScale.allCases {
         progress("raster \(scale.rawValue)")
         let t = try measureRaster(page, at: scale, runs: runs)
-        let size = RasterGeometry.pixelSize(pageWidth: entry.width, pageHeight: entry.height,
-                                            scale: scale.scale(pageWidth: entry.width))
+        let size = PageTransform(pageWidth: entry.width, pageHeight: entry.height,
+                                 scale: scale.scale(pageWidth: entry.width))
         raster[scale.rawValue] = ["ours": rounded(t.median), "ours_min": rounded(t.min), "ours_max": rounded(t.max),
                                   "width": size.width, "height": size.height]
     }
@@ -152,6 +157,7 @@ do {
     if !args.rasterOnly {
         parts += [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
                   try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns)]
+        if !args.costly.isEmpty { parts.append(try costlyPages(args.costly)) }
     }
     for part in parts { result.merge(part) { _, new in new } }
     result["load_after"] = loadAverage()

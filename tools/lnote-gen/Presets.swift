@@ -31,7 +31,8 @@ let titles = ["Physics lecture", "Linear algebra", "Team meeting", "Project kick
 enum Presets {
     static let all: [String: @Sendable (GenOptions) throws -> [WriteStats]] = [
         "line": line, "page": page, "dense": dense, "doc200": doc200,
-        "library": library, "features": features, "sample": sample,
+        "library": library, "features": features, "sample": sample, "costly": costly,
+        "highlighter": highlighter, "pencil": pencil,
     ]
 
     static func newDocument(_ rng: inout Random, title: String? = nil) -> (Document, Clock) {

@@ -18,6 +18,11 @@ presets:
   library   ~6 small documents (--pages: number of documents)
   features  the golden-image fixture: one page per rendering feature
   sample    the README demo document (write it to tools/sample)
+  highlighter  one page of 200 wide highlighter swipes over some writing (--strokes)
+  pencil    one page of pencil shading: 600 hatching strokes of varying pressure (--strokes)
+  costly    four one-page documents that are expensive by construction (a 1M-sample pencil
+            stroke, 3,000 page-covering strokes, 100,000 far diagonals, 200,000 stacked discs);
+            --strokes P scales each to P percent
 
 --seed N     any unsigned 64-bit integer (default 1); ids and dates derive from it
 --pages N    page (or document) count where the preset has one

@@ -2,11 +2,14 @@
 ///
 /// Memory is uninitialised beyond what the user wrote; element types are trivial (numbers and
 /// plain structs of numbers). It only grows, to the largest size a stroke needed.
-final class Scratch<T> {
-    private(set) var p: UnsafeMutablePointer<T>
-    private(set) var capacity: Int
+@usableFromInline
+package final class Scratch<T> {
+    // Read in every hot loop: no dynamic exclusivity check (only `grow` writes them, never
+    // while a loop holds the pointer).
+    @usableFromInline @exclusivity(unchecked) package private(set) var p: UnsafeMutablePointer<T>
+    @exclusivity(unchecked) package private(set) var capacity: Int
 
-    init(capacity: Int = 64) {
+    package init(capacity: Int = 64) {
         self.capacity = max(1, capacity)
         self.p = .allocate(capacity: self.capacity)
     }
@@ -15,7 +18,7 @@ final class Scratch<T> {
 
     /// Makes room for `n` elements, keeping the first `keep` ones.
     @inline(__always)
-    func reserve(_ n: Int, keep: Int = 0) {
+    package func reserve(_ n: Int, keep: Int = 0) {
         if n > capacity { grow(n, keep: keep) }
     }
 
