@@ -91,7 +91,7 @@ final class ResourceLimitTests: XCTestCase {
         // The output's directory must exist: export checks it before rendering.
         try FileManager.default.createDirectory(atPath: w.exportDir, withIntermediateDirectories: true)
         let control = try runTool(["export", w.package, "--pages", "1", "-o", w.exportDir + "/p.png", "--scale", "2",
-                                   "--max-pixels", "2000000000"], addressSpaceMB: 2048)
+                                   "--max-pixels", "2000000000", "--max-work", "1e9"], addressSpaceMB: 2048)
         XCTAssertTrue(control.signaled, "the control run should die allocating 6.4 GB: \(control.status) \(control.all)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: w.exportDir + "/p.png"))
     }
