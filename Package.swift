@@ -40,10 +40,13 @@ let package = Package(
         .target(name: "CCodecShim", dependencies: ["CPNG", "CJPEG"],
                 linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
 
+        // Float-to-integer conversions without range checks, for the raster's hot loops.
+        .target(name: "CUnchecked"),
+
         .target(name: "LNoteBitmap"),
         .target(name: "LNoteFormat", dependencies: ["CZlib"]),
         .target(name: "LNoteShape", dependencies: ["LNoteFormat"]),
-        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape"]),
+        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape", "CUnchecked"]),
         .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"]),
         .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
         .target(name: "LNoteCLI", dependencies: ["LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),

@@ -1,3 +1,4 @@
+import CUnchecked
 import LNoteBitmap
 import LNoteFormat
 import LNoteShape
@@ -12,9 +13,10 @@ import LNoteShape
 enum Compositor {
     @inline(__always)
     static func round8(_ v: Float) -> UInt8 {
-        // v is in [−0.5, 255.5) up to float error; clamp, then truncate v + 0.5.
+        // v is in [−0.5, 255.5) up to float error; clamp, then truncate v + 0.5 (unchecked: the
+        // clamp keeps it in range, NaN included, which max/min turn into 0).
         let c = min(max(v + 0.5, 0), 255)
-        return UInt8(Int32(c))
+        return UInt8(truncatingIfNeeded: lnote_trunc_f32_i32(c))
     }
 
     /// Source-over of a solid straight colour (s) at opacity `a` onto the destination values

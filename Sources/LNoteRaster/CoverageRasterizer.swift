@@ -1,3 +1,4 @@
+import CUnchecked
 import LNoteShape
 
 /// Receives a stroke's coverage one pixel row at a time: `coverage[k]` is the area-weighted
@@ -97,6 +98,15 @@ final class CoverageRasterizer {
     /// Bytes from one sub-line's cells to the next: 16 per pixel, plus 16 of padding.
     @exclusivity(unchecked) private var cellsStride = 0
     @exclusivity(unchecked) private var uniformPath = true
+    /// The cell, coverage and fill buffers' current addresses, refreshed after each `reserve`:
+    /// read in every row, and a `Scratch`'s own pointer is checked for exclusive access when
+    /// read from another module even where it is marked unchecked.
+    @exclusivity(unchecked) private var bitsP: UnsafeMutablePointer<UInt32>
+    @exclusivity(unchecked) private var cellsP: UnsafeMutablePointer<SIMD16<UInt8>>
+    @exclusivity(unchecked) private var covP: UnsafeMutablePointer<Float>
+    @exclusivity(unchecked) private var fillsP: UnsafeMutablePointer<Int32>
+    @exclusivity(unchecked) private var capsP: UnsafeMutablePointer<Capsule>
+    @exclusivity(unchecked) private var activeP: UnsafeMutablePointer<Int32>
     /// Whether the current stroke has a capsule wide enough for an interior run (uniform only).
     @exclusivity(unchecked) private var interiorsPossible = false
 
@@ -115,6 +125,7 @@ final class CoverageRasterizer {
 
     init(capacity: Int = CoverageRasterizer.defaultCapacity) {
         self.capacity = max(1, capacity)
+        bitsP = bits.p; cellsP = cells.p; covP = cov.p; fillsP = fills.p; capsP = caps.p; activeP = active.p
         for i in 0..<16 { ramp[i] = 0xFF; ramp[16 + i] = 0; ramp[32 + i] = 0; ramp[48 + i] = 0xFF }
         for k in 0..<CoverageRasterizer.K { laneBit[k] = 1 << UInt32(k) }
     }
@@ -133,6 +144,20 @@ final class CoverageRasterizer {
         let width: Double, rowLo: Double, rowHi: Double
         let keepFrom: Int, room: Int
         var seen = 0, stored = 0
+        /// The capsule buffer and its capacity, read once per growth rather than per piece.
+        var base: UnsafeMutablePointer<Capsule>, held: Int
+
+        init(caps: Scratch<Capsule>, width: Double, rowLo: Double, rowHi: Double, keepFrom: Int, room: Int) {
+            self.caps = caps; self.width = width; self.rowLo = rowLo; self.rowHi = rowHi
+            self.keepFrom = keepFrom; self.room = room
+            base = caps.p; held = caps.capacity
+        }
+
+        @inline(never)
+        private mutating func grow() {
+            caps.reserve(held &+ 1, keep: stored)
+            base = caps.p; held = caps.capacity
+        }
         var yMin = Double.infinity, yMax = -Double.infinity
         var firstF: Float = -1
         var constantFactor = true
@@ -146,8 +171,8 @@ final class CoverageRasterizer {
             yMin = min(yMin, yLo); yMax = max(yMax, yHi)
             maxRadius = max(maxRadius, p.r0, p.r1)
             guard seen >= keepFrom, stored < room else { return }
-            caps.reserve(stored &+ 1, keep: stored)
-            caps.p[stored] = Capsule(p, yMin: yLo, yMax: yHi)
+            if stored == held { grow() }
+            base[stored] = Capsule(p, yMin: yLo, yMax: yHi)
             stored &+= 1
         }
     }
@@ -227,7 +252,8 @@ final class CoverageRasterizer {
             shape.stream(into: &chunk)
             if chunk.stored == 0 { break }
             active.reserve(chunk.stored)
-            for i in 0..<chunk.stored { active.p[i] = Int32(i) }
+            activeP = active.p; capsP = caps.p
+            for i in 0..<chunk.stored { activeP[i] = Int32(i) }
             accumulateRow(row, activeCount: chunk.stored, width: width, colLo: &colLo, colHi: &colHi)
             keepFrom += chunk.stored
             if keepFrom >= chunk.seen { break }
@@ -240,6 +266,7 @@ final class CoverageRasterizer {
     private func prepareCells(width: Int, uniform: Bool) {
         let K = CoverageRasterizer.K
         cov.reserve(width + 1)
+        defer { covP = cov.p; bitsP = bits.p; cellsP = cells.p }
         if uniform {
             if bitsWidth < width {
                 bits.reserve(width * K)
@@ -265,14 +292,15 @@ final class CoverageRasterizer {
         order.reserve(n)
         active.reserve(n)
         merged.reserve(n)
-        let cp = caps.p, bp = bucket.p, op = order.p
+        activeP = active.p; capsP = caps.p
+        let cp = capsP, bp = bucket.p, op = order.p
         for i in 0..<n {
-            let s = max(rowMin, Int(cp[i].yMin.rounded(.down))) &- rowMin
+            let s = max(rowMin, CoverageRasterizer.floorRow(cp[i].yMin)) &- rowMin
             bp[s &+ 1] &+= 1
         }
         for r in 0..<nRows { bp[r &+ 1] &+= bp[r] }
         for i in 0..<n {
-            let s = max(rowMin, Int(cp[i].yMin.rounded(.down))) &- rowMin
+            let s = max(rowMin, CoverageRasterizer.floorRow(cp[i].yMin)) &- rowMin
             op[Int(bp[s])] = Int32(truncatingIfNeeded: i)
             bp[s] &+= 1
         }
@@ -341,7 +369,7 @@ final class CoverageRasterizer {
     private func accumulateRow<I: InteriorPolicy>(_ row: Int, activeCount: Int, width: Int, uniform: Bool, _: I.Type,
                                                   colLo: inout Int, colHi: inout Int) {
         let y0 = Double(row)
-        let cp = caps.p, ap = active.p
+        let cp = capsP, ap = activeP
         clearPending()
         for a in 0..<activeCount {
             let c = cp + Int(ap[a])
@@ -355,7 +383,7 @@ final class CoverageRasterizer {
                 mergeOrFlush(I.self, colLo: &colLo, colHi: &colHi)
             } else {
                 // The factor as a byte (truncating conversion: no floor call on baseline x86-64).
-                let value = Float(UInt8(min(max(c.pointee.f * 255 + 0.5, 0), 255)))
+                let value = Float(lnote_trunc_f32_i32(min(max(c.pointee.f * 255 + 0.5, 0), 255)))
                 mergeOrFlush(value: value, colLo: &colLo, colHi: &colHi)
             }
         }
@@ -375,7 +403,14 @@ final class CoverageRasterizer {
         } else {
             sumCells(lo, hi)
         }
-        sink.emit(row: row, x0: lo, count: hi &- lo &+ 1, coverage: cov.p)
+        sink.emit(row: row, x0: lo, count: hi &- lo &+ 1, coverage: covP)
+    }
+
+    /// ⌊y⌋ as a row index, for a capsule's top edge: clamped to ±2^30 first (capsules of huge
+    /// strokes reach far off the image), then converted without a range check.
+    @inline(__always)
+    static func floorRow(_ y: Double) -> Int {
+        Int(lnote_trunc_f64_i64(min(max(y, -1_073_741_824), 1_073_741_824).rounded(.down)))
     }
 
     // MARK: - Interior runs
@@ -390,7 +425,8 @@ final class CoverageRasterizer {
         var lo = l[0], hi = r[0]
         for k in 1..<K { lo = CoverageRasterizer.higher(l[k], lo); hi = min(hi, r[k]) }
         guard hi - lo >= Float(CoverageRasterizer.minInteriorRun + 2) else { return }
-        let a = Int(lo.rounded(.up)), b = Int(hi.rounded(.down))
+        // lo, hi are slice ends clamped to [0, width]: in range for an unchecked conversion.
+        let a = Int(lnote_trunc_f32_i32(lo.rounded(.up))), b = Int(lnote_trunc_f32_i32(hi.rounded(.down)))
         if interiorHi <= interiorLo {
             interiorLo = a; interiorHi = b
         } else if a <= interiorHi && b >= interiorLo {
@@ -544,7 +580,7 @@ final class CoverageRasterizer {
         while conflict != 0 {
             let k = conflict.trailingZeroBitCount
             conflict &= conflict &- 1
-            fillCells(k, pl[k], pr[k], value: UInt8(pv[k]), colLo: &colLo, colHi: &colHi)
+            fillCells(k, pl[k], pr[k], value: UInt8(truncatingIfNeeded: lnote_trunc_f32_i32(pv[k])), colLo: &colLo, colHi: &colHi)
             pl[k] = .infinity; pr[k] = -.infinity
         }
         for k in 0..<K {
@@ -563,7 +599,7 @@ final class CoverageRasterizer {
             for k in 0..<K where pl[k] < pr[k] { fillBits(k, pl[k], pr[k], I.self, colLo: &colLo, colHi: &colHi) }
         } else {
             for k in 0..<K where pl[k] < pr[k] {
-                fillCells(k, pl[k], pr[k], value: UInt8(pv[k]), colLo: &colLo, colHi: &colHi)
+                fillCells(k, pl[k], pr[k], value: UInt8(truncatingIfNeeded: lnote_trunc_f32_i32(pv[k])), colLo: &colLo, colHi: &colHi)
             }
         }
     }
@@ -602,7 +638,7 @@ final class CoverageRasterizer {
     @inline(__always)
     private func setBits(_ k: Int, _ a: Int, _ b: Int, record: Bool, colLo: inout Int, colHi: inout Int) {
         let K = CoverageRasterizer.K
-        let p = bits.p
+        let p = bitsP
         let w0 = a &>> 5, w1 = (b &- 1) &>> 5
         let m0 = UInt32.max << UInt32(truncatingIfNeeded: a & 31)
         let m1 = UInt32.max >> UInt32(truncatingIfNeeded: 31 &- ((b &- 1) & 31))
@@ -616,9 +652,12 @@ final class CoverageRasterizer {
         }
         if record {
             // Remembered so that the part of it a later interior run covers can be cleared.
-            fills.reserve(2 &* (fillCount &+ 1), keep: 2 &* fillCount)
-            fills.p[2 &* fillCount] = Int32(truncatingIfNeeded: w0)
-            fills.p[2 &* fillCount &+ 1] = Int32(truncatingIfNeeded: w1)
+            if 2 &* (fillCount &+ 1) > fills.capacity {
+                fills.reserve(2 &* (fillCount &+ 1), keep: 2 &* fillCount)
+                fillsP = fills.p
+            }
+            fillsP[2 &* fillCount] = Int32(truncatingIfNeeded: w0)
+            fillsP[2 &* fillCount &+ 1] = Int32(truncatingIfNeeded: w1)
             fillCount &+= 1
         }
     }
@@ -637,7 +676,7 @@ final class CoverageRasterizer {
         let w0 = a >> 4, w1 = (b - 1) >> 4
         if w0 < colLo { colLo = w0 }
         if w1 > colHi { colHi = w1 }
-        let line = UnsafeMutableRawPointer(cells.p) + k * cellsStride
+        let line = UnsafeMutableRawPointer(cellsP) + k &* cellsStride
         let n = b - a
         let v = SIMD16<UInt8>(repeating: value)
         // The operand is a SIMD value, not a pointer: reading the ramp byte by byte inside the
@@ -663,7 +702,7 @@ final class CoverageRasterizer {
     /// the words that fills set there are cleared.
     @inline(__always)
     private func sumBits(_ lo: Int, _ hi: Int, scale: Float) {
-        let o = cov.p
+        let o = covP
         guard interiorsPossible && interiorHi > interiorLo else {
             sumBitColumns(lo, hi, scale: scale, into: o)
             return
@@ -674,9 +713,9 @@ final class CoverageRasterizer {
         if ib <= hi { sumBitColumns(ib, hi, scale: scale, into: o + (ib &- lo)) }
         let full = Float(Int32(K * CoverageRasterizer.bitCells)) * scale
         for i in ia..<ib { o[i &- lo] = full }
-        let p = bits.p
+        let p = bitsP
         for f in 0..<fillCount {
-            let w0 = max(ia, Int(fills.p[2 &* f])), w1 = min(ib &- 1, Int(fills.p[2 &* f &+ 1]))
+            let w0 = max(ia, Int(fillsP[2 &* f])), w1 = min(ib &- 1, Int(fillsP[2 &* f &+ 1]))
             if w0 <= w1 { (p + w0 &* K).update(repeating: 0, count: (w1 &- w0 &+ 1) &* K) }
         }
     }
@@ -685,7 +724,7 @@ final class CoverageRasterizer {
     @inline(__always)
     private func sumBitColumns(_ lo: Int, _ hi: Int, scale: Float, into o: UnsafeMutablePointer<Float>) {
         let K = CoverageRasterizer.K
-        let base = bits.p
+        let base = bitsP
         for i in lo...hi {
             let q = UnsafeMutableRawPointer(base + i &* K)
             var acc = SIMD4<UInt32>()
@@ -708,10 +747,10 @@ final class CoverageRasterizer {
     @inline(__always)
     private func sumCells(_ lo: Int, _ hi: Int) {
         let K = CoverageRasterizer.K
-        let o = cov.p
+        let o = covP
         let stride = cellsStride
         let scale = 1 / Float(K * CoverageRasterizer.byteCells * 255)
-        let base = UnsafeMutableRawPointer(cells.p)
+        let base = UnsafeMutableRawPointer(cellsP)
         for i in lo...hi {
             var acc = SIMD8<UInt16>()
             for k in 0..<K {
@@ -720,7 +759,7 @@ final class CoverageRasterizer {
                 acc &+= (x & 0x00FF) &+ (x &>> 8)
                 q.storeBytes(of: SIMD8<UInt16>(), as: SIMD8<UInt16>.self)
             }
-            o[i - lo] = Float(Int32(acc.wrappedSum())) * scale
+            o[i &- lo] = Float(Int32(truncatingIfNeeded: acc.wrappedSum())) * scale
         }
     }
 }

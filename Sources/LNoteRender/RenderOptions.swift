@@ -20,10 +20,10 @@ public enum OutputSize: Sendable, Equatable {
         switch self {
         case .scale(let s): return s
         case .dpi(let d): return d / 72
-        case .width(let w): return Double(w) / (Double(pageWidth) / 10)
-        case .height(let h): return Double(h) / (Double(pageHeight) / 10)
+        case .width(let w): return PageTransform.scale(forWidth: w, pageWidth: pageWidth)
+        case .height(let h): return PageTransform.scale(forHeight: h, pageHeight: pageHeight)
         case .fit(let w, let h):
-            return min(Double(w) / (Double(pageWidth) / 10), Double(h) / (Double(pageHeight) / 10))
+            return min(PageTransform.scale(forWidth: w, pageWidth: pageWidth), PageTransform.scale(forHeight: h, pageHeight: pageHeight))
         }
     }
 }
