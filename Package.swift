@@ -17,9 +17,9 @@
 
 import PackageDescription
 
-/// Hot loops (coverage, compositing, JSON scanning, codecs) are unchecked in release builds. Debug
-/// builds (what `swift test` runs) optimise them too but keep every bounds and overflow check:
-/// the tests exercise the checked code at a speed that keeps the suite short.
+/// Developer tools only. SwiftPM refuses `unsafeFlags` in any target of a product that another
+/// package depends on by version (`from: "0.1.0"`), so the library targets have none: their hot
+/// loops say where checks can go (`&+`, unchecked buffer access) instead of `-Ounchecked`.
 let hotLoopSettings: [SwiftSetting] = [
     .unsafeFlags(["-Ounchecked", "-enforce-exclusivity=unchecked"], .when(configuration: .release)),
     .unsafeFlags(["-O"], .when(configuration: .debug)),
@@ -45,12 +45,11 @@ let package = Package(
         // Float-to-integer conversions without range checks, for the raster's hot loops.
         .target(name: "CUnchecked"),
 
-        .target(name: "LNoteBitmap", swiftSettings: hotLoopSettings),
-        .target(name: "LNoteFormat", dependencies: ["CZlib"], swiftSettings: hotLoopSettings),
-        .target(name: "LNoteShape", dependencies: ["LNoteFormat"], swiftSettings: hotLoopSettings),
-        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape", "CUnchecked"],
-                swiftSettings: hotLoopSettings),
-        .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"], swiftSettings: hotLoopSettings),
+        .target(name: "LNoteBitmap"),
+        .target(name: "LNoteFormat", dependencies: ["CZlib"]),
+        .target(name: "LNoteShape", dependencies: ["LNoteFormat"]),
+        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape", "CUnchecked"]),
+        .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"]),
         .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
         // Level-2 storage: packages into one SQLite database and back (migrate, restore).
         .target(name: "LNoteStore", dependencies: ["LNoteFormat", "CSQLite"], swiftSettings: hotLoopSettings),

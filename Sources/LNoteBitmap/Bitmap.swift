@@ -45,8 +45,8 @@ public struct Bitmap: Sendable, Equatable {
                 let end = min(words, i + 2048)
                 var acc: UInt64 = ~0
                 while i < end {
-                    acc &= raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)
-                    i += 1
+                    acc &= raw.loadUnaligned(fromByteOffset: i &* 8, as: UInt64.self)
+                    i &+= 1
                 }
                 if acc & alphaMask != alphaMask { return false }
             }
@@ -56,6 +56,11 @@ public struct Bitmap: Sendable, Equatable {
     }
 
     /// The same image with straight (non-premultiplied) alpha. Rounds to nearest.
+    ///
+    /// The per-pixel arithmetic is wrapping (`&*`, `&+`) and narrowed by truncation: every value
+    /// is bounded (a channel at most 255, so at most 255 × 255 + 127 before the division, and
+    /// the clamp keeps the result ≤ 255), so no check could fire. Release builds are no longer
+    /// `-Ounchecked` (the library is a versioned dependency), and this says so explicitly.
     public func unpremultiplied() -> Bitmap {
         guard isPremultiplied else { return self }
         var out = self
@@ -63,21 +68,22 @@ public struct Bitmap: Sendable, Equatable {
         out.pixels.withUnsafeMutableBufferPointer { p in
             var i = 0
             while i < p.count {
-                let a = Int(p[i + 3])
+                let a = Int(p[i &+ 3])
                 if a != 0 && a != 255 {
                     for c in 0..<3 {
-                        p[i + c] = UInt8(min(255, (Int(p[i + c]) * 255 + a / 2) / a))
+                        p[i &+ c] = UInt8(truncatingIfNeeded: min(255, (Int(p[i &+ c]) &* 255 &+ a &>> 1) / a))
                     }
                 } else if a == 0 {
-                    p[i] = 0; p[i + 1] = 0; p[i + 2] = 0
+                    p[i] = 0; p[i &+ 1] = 0; p[i &+ 2] = 0
                 }
-                i += 4
+                i &+= 4
             }
         }
         return out
     }
 
-    /// The same image with premultiplied alpha. Rounds to nearest.
+    /// The same image with premultiplied alpha. Rounds to nearest. Wrapping arithmetic, as in
+    /// `unpremultiplied()`: at most 255 × 254 + 127 before the division, ≤ 254 after.
     public func premultiplied() -> Bitmap {
         guard !isPremultiplied else { return self }
         var out = self
@@ -85,13 +91,13 @@ public struct Bitmap: Sendable, Equatable {
         out.pixels.withUnsafeMutableBufferPointer { p in
             var i = 0
             while i < p.count {
-                let a = Int(p[i + 3])
+                let a = Int(p[i &+ 3])
                 if a != 255 {
                     for c in 0..<3 {
-                        p[i + c] = UInt8((Int(p[i + c]) * a + 127) / 255)
+                        p[i &+ c] = UInt8(truncatingIfNeeded: (Int(p[i &+ c]) &* a &+ 127) / 255)
                     }
                 }
-                i += 4
+                i &+= 4
             }
         }
         return out

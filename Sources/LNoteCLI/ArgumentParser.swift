@@ -1,8 +1,8 @@
 // A small, table-driven command-line parser.
 //
 // Each subcommand declares its options and positional arguments as data (`CommandSpec`); one
-// parser reads `--opt value`, `--opt=value`, `-o value`, `-o=value`, flags, `--` and `-` for
-// every command alike, and the same table produces `--help`. Values are validated where they are
+// parser reads `--opt value`, `--opt=value`, `-o value`, `-ovalue`, `-o=value`, grouped short
+// flags (`-qn`), `--` and `-` for every command alike, and the same table produces `--help`. Values are validated where they are
 // read (`int`, `double`, `choice`), so every error message names the option and what is wrong.
 
 #if canImport(Glibc)
@@ -56,14 +56,40 @@ public struct CommandSpec: Sendable {
     public let discussion: String?
     public let positionals: [PositionalSpec]
     public let options: [OptionSpec]
+    /// Options that were renamed: old name → new name, so the old one gets a clear error.
+    public let renamedOptions: [String: String]
+    /// Command lines shown under EXAMPLES (without the tool's name), each with what it does.
+    public let examples: [Example]
+    /// What each exit status means for this command.
+    public let exitStatuses: [(status: Int32, meaning: String)]
+
+    public struct Example: Sendable {
+        public let arguments: String
+        public let explanation: String
+        public init(_ arguments: String, _ explanation: String) {
+            self.arguments = arguments
+            self.explanation = explanation
+        }
+    }
+
+    /// The statuses every command shares (`ExitStatus`).
+    public static let standardExitStatuses: [(status: Int32, meaning: String)] = [
+        (ExitStatus.success, "success"),
+        (ExitStatus.failure, "some work failed (a page, a document, a file); the rest was done"),
+        (ExitStatus.usage, "usage error: the command line was wrong; nothing was done"),
+    ]
 
     public init(name: String, abstract: String, discussion: String? = nil,
-                positionals: [PositionalSpec], options: [OptionSpec]) {
+                positionals: [PositionalSpec], options: [OptionSpec], renamedOptions: [String: String] = [:],
+                examples: [Example] = [], exitStatuses: [(status: Int32, meaning: String)] = standardExitStatuses) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
         self.positionals = positionals
         self.options = options + [.flag("help", short: "h", help: "Show this help and exit.")]
+        self.renamedOptions = renamedOptions
+        self.examples = examples
+        self.exitStatuses = exitStatuses
     }
 
     /// The text `--help` prints.
@@ -87,6 +113,12 @@ public struct CommandSpec: Sendable {
             if let v = o.valueName { label += " <\(v)>" }
             lines.append(Self.row(label, o.help))
         }
+        if !examples.isEmpty {
+            lines += ["", "EXAMPLES:"]
+            for e in examples { lines += ["  \(tool) \(name) \(e.arguments)", "      \(e.explanation)"] }
+        }
+        lines += ["", "EXIT STATUS:"]
+        for (status, meaning) in exitStatuses { lines.append("  \(status)  \(meaning)") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -150,13 +182,13 @@ public struct ParsedArguments: Sendable {
         return v
     }
 
-    /// One of a fixed set of words.
+    /// One of a fixed set of words, in any case (`PNG` is `png`, as `-o out.PNG` is).
     public func choice(_ name: String, from allowed: [String]) throws(UsageError) -> String? {
         guard let text = string(name) else { return nil }
-        guard allowed.contains(text) else {
+        guard let word = allowed.first(where: { $0 == text.lowercased() }) else {
             throw UsageError("--\(name): '\(text)' is not one of \(allowed.joined(separator: ", "))")
         }
-        return text
+        return word
     }
 
     private static func format(_ v: Double) -> String {
@@ -172,20 +204,32 @@ public struct ParsedArguments: Sendable {
         var i = 0
         var optionsEnded = false
 
-        func lookup(_ token: String) throws(UsageError) -> OptionSpec {
-            let found: OptionSpec?
-            if token.hasPrefix("--") {
-                let name = String(token.dropFirst(2))
-                found = spec.options.first { $0.name == name }
-            } else {
-                let c = token.dropFirst().first
-                found = token.count == 2 ? spec.options.first { $0.short == c } : nil
+        func unknown(_ token: String, in group: String? = nil) -> UsageError {
+            if let renamed = spec.renamedOptions[String(token.dropFirst(2))], token.hasPrefix("--") {
+                return UsageError("\(token) of '\(spec.name)' is now --\(renamed)")
             }
-            guard let option = found else {
-                let hint = Self.suggestion(for: token, in: spec.options).map { " (did you mean \($0)?)" } ?? ""
-                throw UsageError("unknown option '\(token)' for '\(spec.name)'\(hint)")
+            let hint = Self.suggestion(for: token, in: spec.options).map { " (did you mean \($0)?)" } ?? ""
+            let within = group.map { " in '\($0)'" } ?? ""
+            return UsageError("unknown option '\(token)'\(within) for '\(spec.name)'\(hint)")
+        }
+
+        func store(_ option: OptionSpec, value: String?) throws(UsageError) {
+            guard option.takesValue, let value else {
+                if value != nil { throw UsageError("--\(option.name) is a flag and takes no value") }
+                flags.insert(option.name)
+                return
             }
-            return option
+            if values[option.name] != nil && !option.repeatable {
+                throw UsageError("--\(option.name) was given more than once")
+            }
+            values[option.name, default: []].append(value)
+        }
+
+        /// The next argument as the value of `option`, or a usage error when there is none.
+        func nextValue(for option: OptionSpec, token: String) throws(UsageError) -> String {
+            guard i < arguments.count else { throw UsageError("\(token) needs a value <\(option.valueName!)>") }
+            i += 1
+            return arguments[i - 1]
         }
 
         while i < arguments.count {
@@ -199,32 +243,39 @@ public struct ParsedArguments: Sendable {
                 optionsEnded = true
                 continue
             }
-            // `--name=value` / `-o=value`
-            var token = arg
-            var inlineValue: String?
-            if let eq = arg.firstIndex(of: "=") {
-                token = String(arg[..<eq])
-                inlineValue = String(arg[arg.index(after: eq)...])
+            if arg.hasPrefix("--") {
+                // `--name value` / `--name=value`
+                var token = arg
+                var inlineValue: String?
+                if let eq = arg.firstIndex(of: "=") {
+                    token = String(arg[..<eq])
+                    inlineValue = String(arg[arg.index(after: eq)...])
+                }
+                guard let option = spec.options.first(where: { $0.name == token.dropFirst(2) }) else { throw unknown(token) }
+                var value = inlineValue
+                if option.takesValue && value == nil { value = try nextValue(for: option, token: token) }
+                try store(option, value: value)
+                continue
             }
-            let option = try lookup(token)
-            if option.takesValue {
-                let value: String
-                if let inlineValue {
-                    value = inlineValue
-                } else {
-                    guard i < arguments.count else {
-                        throw UsageError("\(token) needs a value <\(option.valueName!)>")
-                    }
-                    value = arguments[i]
-                    i += 1
+            // Short options, POSIX style: grouped flags (`-qn`), an attached value (`-oout.png`,
+            // `-j2`), a value after `=` (`-o=out.png`), or the value in the next argument. The
+            // first letter that takes a value takes the rest of the argument.
+            var rest = Substring(arg.dropFirst())
+            while let c = rest.first {
+                rest = rest.dropFirst()
+                let token = "-\(c)"
+                guard let option = spec.options.first(where: { $0.short == c }) else {
+                    throw arg.count == 2 ? unknown(arg) : unknown(token, in: arg)
                 }
-                if values[option.name] != nil && !option.repeatable {
-                    throw UsageError("--\(option.name) was given more than once")
+                if !option.takesValue {
+                    if rest.first == "=" { throw UsageError("\(token) (--\(option.name)) is a flag and takes no value") }
+                    try store(option, value: nil)
+                    continue
                 }
-                values[option.name, default: []].append(value)
-            } else {
-                if inlineValue != nil { throw UsageError("--\(option.name) is a flag and takes no value") }
-                flags.insert(option.name)
+                if rest.first == "=" { rest = rest.dropFirst() }
+                let value = rest.isEmpty ? try nextValue(for: option, token: token) : String(rest)
+                try store(option, value: value)
+                break
             }
         }
         self.positionals = positionals
@@ -250,13 +301,24 @@ public struct ParsedArguments: Sendable {
 
     /// The declared option closest to a mistyped one, if any is close.
     private static func suggestion(for token: String, in options: [OptionSpec]) -> String? {
-        let name = token.drop { $0 == "-" }
+        closest(to: String(token.drop { $0 == "-" }), among: options.map(\.name)).map { "--\($0)" }
+    }
+
+    /// The word of `candidates` closest to a mistyped one, if any is close: within an edit
+    /// distance of a third of its length, or an adjacent swap (`exprot`), which counts as one.
+    static func closest(to typed: String, among candidates: [String]) -> String? {
         var best: (String, Int)?
-        for o in options {
-            let d = editDistance(Array(name), Array(o.name))
-            if d <= max(1, o.name.count / 3), best == nil || d < best!.1 { best = ("--\(o.name)", d) }
+        for c in candidates {
+            let d = min(editDistance(Array(typed), Array(c)), isOneSwap(Array(typed), Array(c)) ? 1 : .max)
+            if d <= max(1, c.count / 3), best == nil || d < best!.1 { best = (c, d) }
         }
         return best?.0
+    }
+
+    private static func isOneSwap(_ a: [Character], _ b: [Character]) -> Bool {
+        guard a.count == b.count else { return false }
+        let diff = a.indices.filter { a[$0] != b[$0] }
+        return diff.count == 2 && diff[1] == diff[0] + 1 && a[diff[0]] == b[diff[1]] && a[diff[1]] == b[diff[0]]
     }
 
     private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {

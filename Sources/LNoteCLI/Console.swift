@@ -11,27 +11,46 @@ public final class Console: @unchecked Sendable {
     /// Each returns the errno of a failed write, nil when all of the text was written.
     private let writeOut: (String) -> Int32?
     private let writeErr: (String) -> Int32?
-    /// True when standard error is a terminal, so a progress line can be redrawn in place.
+    /// True when standard error is a terminal that understands `\r` and `ESC [K` (not
+    /// `TERM=dumb`), so a progress line can be redrawn in place.
     public let errorIsTerminal: Bool
+    /// True when standard output is a terminal: image bytes are not sent there.
+    public let outputIsTerminal: Bool
     private let lock = NSLock()
     private var outputErrno: Int32?
+    /// The progress line now on the terminal, if any: cleared before any other line is written
+    /// (on either stream, since both usually end up on the same screen) and drawn again after.
+    private var shownProgress: String?
 
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, errorIsTerminal: Bool = false) {
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, errorIsTerminal: Bool = false,
+                outputIsTerminal: Bool = false) {
         self.writeOut = { out($0); return nil }
         self.writeErr = { err($0); return nil }
         self.errorIsTerminal = errorIsTerminal
+        self.outputIsTerminal = outputIsTerminal
     }
 
     /// A console writing to two file descriptors.
-    init(outputDescriptor: Int32, errorDescriptor: Int32, errorIsTerminal: Bool) {
+    init(outputDescriptor: Int32, errorDescriptor: Int32, errorIsTerminal: Bool, outputIsTerminal: Bool) {
         self.writeOut = { Console.writeAll($0, to: outputDescriptor) }
         self.writeErr = { Console.writeAll($0, to: errorDescriptor) }
         self.errorIsTerminal = errorIsTerminal
+        self.outputIsTerminal = outputIsTerminal
     }
 
     /// The process's standard output and standard error.
     public static func standard() -> Console {
-        Console(outputDescriptor: STDOUT_FILENO, errorDescriptor: STDERR_FILENO, errorIsTerminal: isatty(STDERR_FILENO) == 1)
+        let term = ProcessInfo.processInfo.environment["TERM"]
+        return Console(outputDescriptor: STDOUT_FILENO, errorDescriptor: STDERR_FILENO,
+                       errorIsTerminal: redrawsInPlace(isTerminal: isatty(STDERR_FILENO) == 1, term: term),
+                       outputIsTerminal: isatty(STDOUT_FILENO) == 1)
+    }
+
+    /// Whether a terminal can have a line redrawn in place: not when it is not a terminal, and
+    /// not under `TERM=dumb` (or no TERM at all), which has no cursor control.
+    static func redrawsInPlace(isTerminal: Bool, term: String?) -> Bool {
+        guard isTerminal, let term, !term.isEmpty else { return false }
+        return term != "dumb"
     }
 
     /// Why standard output could not be written, once a write to it has failed.
@@ -43,14 +62,32 @@ public final class Console: @unchecked Sendable {
     public func print(_ line: String) {
         lock.lock(); defer { lock.unlock() }
         guard outputErrno == nil else { return }
+        let progress = clearProgress()
         outputErrno = writeOut(Console.visible(line) + "\n")
+        redraw(progress)
     }
 
     /// Standard error is where failures are told; when it cannot be written either, there is
     /// no one left to tell, and the exit status alone reports the failure.
     public func error(_ line: String) {
         lock.lock(); defer { lock.unlock() }
+        let progress = clearProgress()
         _ = writeErr(Console.visible(line) + "\n")
+        redraw(progress)
+    }
+
+    /// Erases the progress line if one is shown; returns it so it can be drawn again.
+    private func clearProgress() -> String? {
+        guard let shown = shownProgress else { return nil }
+        _ = writeErr("\r\u{1B}[K")
+        shownProgress = nil
+        return shown
+    }
+
+    private func redraw(_ progress: String?) {
+        guard let progress else { return }
+        _ = writeErr(progress)
+        shownProgress = progress
     }
 
     /// write(2) of all of `text`, retrying short writes and EINTR; the errno of a failure.
@@ -89,18 +126,19 @@ public final class Console: @unchecked Sendable {
         return String(out)
     }
 
-    /// A progress line on a terminal, redrawn in place; nothing when stderr is not a terminal.
+    /// A progress line on a terminal, redrawn in place and kept below the other lines;
+    /// nothing when standard error cannot redraw a line (`errorIsTerminal`).
     public func progress(_ line: String) {
         guard errorIsTerminal else { return }
         lock.lock(); defer { lock.unlock() }
-        _ = writeErr("\r\u{1B}[K" + line)
+        _ = clearProgress()
+        redraw(Console.visible(line))
     }
 
-    /// Clears the progress line.
+    /// Erases the progress line, if one is shown.
     public func endProgress() {
-        guard errorIsTerminal else { return }
         lock.lock(); defer { lock.unlock() }
-        _ = writeErr("\r\u{1B}[K")
+        _ = clearProgress()
     }
 }
 
@@ -111,4 +149,6 @@ public enum ExitStatus {
     public static let failure: Int32 = 1
     /// The command line was wrong.
     public static let usage: Int32 = 2
+    /// `diff` only: an image could not be read or decoded, so nothing was compared.
+    public static let cannotCompare: Int32 = 3
 }

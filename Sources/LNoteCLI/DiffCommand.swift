@@ -10,74 +10,123 @@ enum DiffCommand {
         name: "diff", abstract: "Compare two images; exit 0 when they match within the tolerance, 1 otherwise.",
         discussion: """
             A pixel differs when any channel differs by more than --tolerance (0-255). The images match when
-            they have the same size and at most --max-pixels pixels differ. --output writes a picture of the
-            differences: red over the tolerance, yellow within it, the expected image faded beneath.
+            they have the same size and at most --max-differing pixels differ (a count, or a percentage of the
+            expected image's pixels: 0.5%). --output writes a picture of the differences: red over the
+            tolerance, yellow within it, the expected image faded beneath. Exit status 3: an image could not
+            be read or decoded, so no comparison was made.
             """,
         positionals: [PositionalSpec("EXPECTED", help: "Reference PNG or JPEG."),
                       PositionalSpec("ACTUAL", help: "Image to check.")],
         options: [
-            .value("output", short: "o", "diff.png", help: "Write a diff image (PNG)."),
+            .value("output", short: "o", "diff.png", help: "Write a diff image (PNG) to this file (default: none)."),
             .value("tolerance", "N", help: "Per-channel tolerance, 0-255 (default 0)."),
-            .value("max-pixels", "N", help: "Pixels allowed over the tolerance (default 0)."),
+            .value("max-differing", "N|P%", help: "Pixels allowed over the tolerance: a count (0 or more) or a percentage, 0%-100% (default 0)."),
             .flag("json", help: "Print the statistics as one JSON object."),
-        ])
+        ],
+        renamedOptions: ["max-pixels": "max-differing"],
+        examples: [.init("golden.png actual.png --tolerance 2 --max-differing 0.1%", "match when at most 0.1% of pixels differ by more than 2/255"),
+                   .init("golden.png actual.png -o diff.png", "and a picture of where they differ")],
+        exitStatuses: [(ExitStatus.success, "the images match within the tolerance"),
+                       (ExitStatus.failure, "the images differ (or the diff image could not be written)"),
+                       (ExitStatus.usage, "usage error: the command line was wrong"),
+                       (ExitStatus.cannotCompare, "an image could not be read or decoded: nothing was compared")])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
-        let tolerance = ComparisonTolerance(channelTolerance: try args.int("tolerance", in: 0...255) ?? 0,
-                                            maxDifferingPixels: try args.int("max-pixels", in: 0...Int(Int32.max)) ?? 0)
+        let reporter = Reporter(args, console: console)
+        let channelTolerance = try args.int("tolerance", in: 0...255) ?? 0
+        let allowed = try args.string("max-differing").map { text throws(UsageError) in try Allowance(parsing: text) } ?? .pixels(0)
         let expectedPath = args.positionals[0], actualPath = args.positionals[1]
-        guard let expected = load(expectedPath, console: console), let actual = load(actualPath, console: console) else {
-            return ExitStatus.usage
+        guard let expected = load(expectedPath, reporter: reporter), let actual = load(actualPath, reporter: reporter) else {
+            return reporter.finish(ExitStatus.cannotCompare)
         }
+        let tolerance = ComparisonTolerance(channelTolerance: channelTolerance,
+                                            maxDifferingPixels: allowed.pixels(of: expected.width * expected.height))
         let result = ImageComparison.compare(expected: expected, actual: actual, tolerance: tolerance)
+        var status = result.passes ? ExitStatus.success : ExitStatus.failure
         if let output = args.string("output") {
             // Checked before the picture is allocated. Only images of different sizes get here,
             // so they differ: exit 1, as for a diff image that cannot be written.
-            guard let diff = ImageComparison.diffImage(expected: expected, actual: actual,
-                                                       channelTolerance: tolerance.channelTolerance) else {
+            if let diff = ImageComparison.diffImage(expected: expected, actual: actual,
+                                                    channelTolerance: tolerance.channelTolerance) {
+                do {
+                    try AtomicFile.write(try PNGEncoder.encode(diff), toPath: output, display: output)
+                } catch {
+                    reporter.report(Problem(.error, code: "write", file: output, message: "cannot write the diff image: \(error)"))
+                    status = ExitStatus.failure
+                }
+            } else {
                 let size = ImageComparison.diffImageSize(expected: expected, actual: actual)
-                console.error("error: \(output): the diff image of \(expectedPath) (\(expected.width)×\(expected.height)) and "
-                              + "\(actualPath) (\(actual.width)×\(actual.height)) would be \(size.width)×\(size.height) pixels, "
-                              + "over the limit of \(ImageComparison.maxDiffImagePixels); not written")
-                return ExitStatus.failure
-            }
-            do {
-                try AtomicFile.write(try PNGEncoder.encode(diff), toPath: output, display: output)
-            } catch {
-                console.error("error: \(output): cannot write the diff image: \(error)")
-                return ExitStatus.failure
+                reporter.report(Problem(.error, code: "max-pixels", file: output, message:
+                    "the diff image of \(expectedPath) (\(expected.width)×\(expected.height)) and "
+                    + "\(actualPath) (\(actual.width)×\(actual.height)) would be \(size.width)×\(size.height) pixels, "
+                    + "over the limit of \(ImageComparison.maxDiffImagePixels); not written"))
+                status = ExitStatus.failure
             }
         }
-        if args.flag("json") {
-            console.print(JSONOutput.object([
-                ("match", .bool(result.passes)), ("identical", .bool(result.identical)),
-                ("sizeMatches", .bool(result.sizesMatch)),
-                ("expected", .object([("width", .int(expected.width)), ("height", .int(expected.height))])),
-                ("actual", .object([("width", .int(actual.width)), ("height", .int(actual.height))])),
-                ("differingPixels", .int(result.differingPixels)), ("changedPixels", .int(result.changedPixels)),
-                ("totalPixels", .int(result.totalPixels)), ("maxChannelDifference", .int(result.maxChannelDifference)),
-                ("meanChannelDifference", .number(result.meanChannelDifference)),
-                ("psnr", result.psnr.isFinite ? .number(result.psnr) : .null),
-                ("tolerance", .int(tolerance.channelTolerance)), ("maxPixels", .int(tolerance.maxDifferingPixels)),
-            ]).text)
-        } else {
-            console.print("\(result.passes ? "match" : "DIFFERENT"): \(result)")
-        }
-        return result.passes ? ExitStatus.success : ExitStatus.failure
+        reporter.line("\(result.passes ? "match" : "DIFFERENT"): \(result)")
+        // Statistics that only mean something for images of one size are null otherwise (a
+        // PSNR of 0 would claim a measured, maximal difference).
+        let same = result.sizesMatch
+        return reporter.finish(status, [
+            ("match", .bool(result.passes)), ("identical", .bool(result.identical)),
+            ("sizeMatches", .bool(same)),
+            ("expected", .object([("path", .string(expectedPath)), ("width", .int(expected.width)), ("height", .int(expected.height))])),
+            ("actual", .object([("path", .string(actualPath)), ("width", .int(actual.width)), ("height", .int(actual.height))])),
+            ("differingPixels", same ? .int(result.differingPixels) : .null),
+            ("changedPixels", same ? .int(result.changedPixels) : .null),
+            ("totalPixels", .int(result.totalPixels)),
+            ("maxChannelDifference", same ? .int(result.maxChannelDifference) : .null),
+            ("meanChannelDifference", same ? .number(result.meanChannelDifference) : .null),
+            ("psnr", same && result.psnr.isFinite ? .number(result.psnr) : .null),
+            ("tolerance", .int(tolerance.channelTolerance)), ("maxDiffering", .int(tolerance.maxDifferingPixels)),
+        ])
     }
 
-    /// Reads and decodes an image; a missing or undecodable file is reported (exit 2, like a
-    /// usage error, so CI tells "the images differ" from "the comparison could not run").
-    static func load(_ path: String, console: Console) -> Bitmap? {
-        // Images given on the command line are the user's own files, not package content.
-        guard let data = FileManager.default.contents(atPath: path) else {
-            console.error("error: \(path): cannot read the file")
-            return nil
+    /// `--max-differing`: a pixel count, or a percentage of the expected image's pixels.
+    enum Allowance: Equatable {
+        case pixels(Int)
+        case percent(Double)
+
+        init(parsing text: String) throws(UsageError) {
+            if text.hasSuffix("%") {
+                guard let p = Double(text.dropLast()), p.isFinite, (0...100).contains(p) else {
+                    throw UsageError("--max-differing: '\(text)' is not a percentage from 0% to 100%")
+                }
+                self = .percent(p)
+            } else {
+                guard let n = Int(text), n >= 0 else {
+                    throw UsageError("--max-differing: '\(text)' is not a pixel count (0 or more) or a percentage (0.5%)")
+                }
+                self = .pixels(n)
+            }
         }
-        do {
-            return try ImageDecoder.decode([UInt8](data))
+
+        /// The allowance in pixels for an image of `total` pixels (a percentage rounds down).
+        func pixels(of total: Int) -> Int {
+            switch self {
+            case .pixels(let n): return n
+            case .percent(let p): return Int((Double(total) * p / 100).rounded(.down))
+            }
+        }
+    }
+
+    /// Reads and decodes an image; a missing or undecodable file is reported with the reason,
+    /// and the command exits with status 3 (the comparison could not run), so CI can tell
+    /// "the images differ" (1) from "there was nothing to compare" (3) and a usage error (2).
+    static func load(_ path: String, reporter: Reporter) -> Bitmap? {
+        // Images given on the command line are the user's own files, not package content: a
+        // link they name is followed.
+        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        do throws(LNoteError) {
+            let bytes = try FileIO.readRegularFile(atPath: real, display: path, maxBytes: 1 << 30)
+            do {
+                return try ImageDecoder.decode(bytes)
+            } catch {
+                reporter.report(Problem(.error, code: "image", file: path, message: "not an image that can be decoded: \(error)"))
+                return nil
+            }
         } catch {
-            console.error("error: \(path): \(error)")
+            reporter.report(Problem(error, package: nil))
             return nil
         }
     }

@@ -1,15 +1,34 @@
 import Foundation
 import LNoteFormat
 
-/// `lnote-render info DOC.lnote [--json]`: what a document holds and what is wrong with it.
+/// `lnote-render info PATH... [--json]`: what documents hold and what is wrong with them.
 enum InfoCommand {
     static let spec = CommandSpec(
         name: "info", abstract: "Show a document's title, pages, element counts, journals and problems.",
-        positionals: [PositionalSpec("DOC.lnote", help: "The document package.")],
-        options: [.flag("json", help: "Print one JSON object instead of text.")])
+        positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
+        options: [.flag("json", help: "Print one JSON object instead of text.")],
+        examples: [.init("Notes.lnote", "title, pages, element counts, journals and problems"),
+                   .init("~/Notes --json", "the same for every package under ~/Notes, as JSON")])
 
     static let subcommand = Subcommand(spec: spec) { args, console in
-        run(path: args.positionals[0], json: args.flag("json"), console: console)
+        let reporter = Reporter(args, console: console)
+        var failed = false
+        var documents: [JSONOutput] = []
+        let paths = packagePaths(args.positionals, reporter: reporter)
+        for (i, path) in paths.enumerated() {
+            if i > 0 { reporter.line("") }
+            guard let document = run(path: path, reporter: reporter) else { failed = true; continue }
+            documents.append(document.json)
+            failed = failed || document.failed
+        }
+        failed = failed || reporter.errorCount > 0
+        return reporter.finish(failed ? ExitStatus.failure : ExitStatus.success, [("documents", .array(documents))])
+    }
+
+    /// One document's summary: its JSON object, and whether a page failed.
+    struct DocumentSummary {
+        var json: JSONOutput
+        var failed: Bool
     }
 
     /// What one page holds after journal replay.
@@ -80,48 +99,48 @@ enum InfoCommand {
         }
     }
 
-    static func run(path: String, json: Bool, console: Console) -> Int32 {
-        guard let package = openPackage(path, console: console) else { return ExitStatus.failure }
+    /// Prints one document's text report; nil when the package cannot be opened (reported).
+    static func run(path: String, reporter: Reporter) -> DocumentSummary? {
+        guard let package = openPackage(path, reporter: reporter) else { return nil }
         let doc = package.document
         let pages = doc.pages.enumerated().map { PageSummary(number: $0.offset + 1, slot: $0.element, package: package) }
-        let failed = pages.contains { $0.error != nil }
-
-        if json {
-            console.print(JSONOutput.object([
-                ("path", .string(path)), ("id", .optional(doc.id?.original)), ("title", .string(doc.title)),
-                ("format", .int(doc.format)), ("createdAt", .optional(doc.createdAt)), ("modifiedAt", .optional(doc.modifiedAt)),
-                ("pageCount", .int(doc.pages.count)), ("pages", .array(pages.map(\.json))),
-                ("problems", .array(doc.diagnostics.map(\.json))),
-            ]).text)
-            return failed ? ExitStatus.failure : ExitStatus.success
-        }
-
-        console.print("\(doc.title.isEmpty ? "(untitled)" : doc.title)")
-        console.print("  id        \(doc.id?.original ?? "(missing)")")
-        console.print("  modified  \(doc.modifiedAt ?? "(unknown)")")
-        console.print("  pages     \(doc.pages.count)")
+        for p in pages { if let error = p.error { reporter.report(Problem(error, package: path, page: p.number)) } }
+        let json = JSONOutput.object([
+            ("path", .string(path)), ("id", .optional(doc.id?.original)), ("title", .string(doc.title)),
+            ("format", .int(doc.format)), ("createdAt", .optional(doc.createdAt)), ("modifiedAt", .optional(doc.modifiedAt)),
+            ("pageCount", .int(doc.pages.count)), ("pages", .array(pages.map(\.json))),
+            ("problems", .array(doc.diagnostics.map(\.json))),
+        ])
+        let summary = DocumentSummary(json: json, failed: pages.contains { $0.error != nil })
+        guard !reporter.json else { return summary }
+        let say = reporter.line
+        say("\(doc.title.isEmpty ? "(untitled)" : doc.title)")
+        say("  path      \(path)")
+        say("  id        \(doc.id?.original ?? "(missing)")")
+        say("  modified  \(doc.modifiedAt ?? "(unknown)")")
+        say("  pages     \(doc.pages.count)")
         for p in pages {
-            console.print("")
-            console.print("page \(p.number)  \(p.id ?? "(no id)")")
+            say("")
+            say("page \(p.number)  \(p.id ?? "(no id)")")
             if let e = p.entry {
-                console.print("  size        \(points(e.width)) × \(points(e.height)) pt, \(e.background.template.rawValue) background")
+                say("  size        \(points(e.width)) × \(points(e.height)) pt, \(e.background.template.rawValue) background")
             }
             if let error = p.error {
-                console.print("  FAILED      \(error)")
+                say("  FAILED      \(error)")
                 continue
             }
-            console.print("  elements    \(p.elements): \(p.strokes) stroke(s) (\(p.samples) samples), \(p.images) image(s), \(p.unknown) unknown")
-            console.print("  journal     \(p.journalText)")
+            say("  elements    \(p.elements): \(p.strokes) stroke(s) (\(p.samples) samples), \(p.images) image(s), \(p.unknown) unknown")
+            say("  journal     \(p.journalText)")
             if let listed = p.entry?.elementCount, listed != p.elements {
-                console.print("  note        document.json lists \(listed) element(s)")
+                say("  note        document.json lists \(listed) element(s)")
             }
-            for d in p.diagnostics { console.print("  \(d)") }
+            for d in p.diagnostics { say("  \(d)") }
         }
         if !doc.diagnostics.isEmpty {
-            console.print("")
-            for d in doc.diagnostics { console.print("\(d)") }
+            say("")
+            for d in doc.diagnostics { say("\(d)") }
         }
-        return failed ? ExitStatus.failure : ExitStatus.success
+        return summary
     }
 
     /// 8340 (0.1 pt) → "834", 8345 → "834.5".

@@ -2,37 +2,45 @@ import Foundation
 import LNoteFormat
 import LNoteRender
 
-/// `lnote-render check DOC.lnote [--json]`: every inconsistency; exit 1 on errors.
+/// `lnote-render check PATH... [--json]`: every inconsistency; exit 1 on errors.
 enum CheckCommand {
     static let spec = CommandSpec(
-        name: "check", abstract: "Report every inconsistency of a document package (exit 1 on errors).",
-        positionals: [PositionalSpec("DOC.lnote", help: "The document package.")],
+        name: "check", abstract: "Report every inconsistency of document packages (exit 1 on errors).",
+        positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
         options: [
-            .value("width", "W", help: "Thumbnail width the thumbnails should have (default 320)."),
-            .value("quality", "Q", help: "Thumbnail JPEG quality they should have (default 80)."),
+            .value("width", "W", help: "Thumbnail width the thumbnails should have, 16-4096 (default 320)."),
+            .value("quality", "Q", help: "Thumbnail JPEG quality they should have, 1-100 (default 80)."),
             .flag("json", help: "Print one JSON object instead of text."),
-        ])
+        ],
+        examples: [.init("Notes.lnote", "every inconsistency of one package"),
+                   .init("~/Notes --json", "every package under ~/Notes, as JSON")],
+        exitStatuses: [(ExitStatus.success, "no errors (warnings may have been reported)"),
+                       (ExitStatus.failure, "errors were found, or a path named no package"),
+                       (ExitStatus.usage, "usage error: the command line was wrong")])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
-        let path = args.positionals[0]
         let settings = ThumbnailSettings(width: try args.int("width", in: 16...4096) ?? 320,
                                          quality: try args.int("quality", in: 1...100) ?? 80, jobs: 1)
-        let report = PackageChecker.check(
-            path: path, thumbnails: ThumbnailRegenerator(settings: settings, rendererVersion: LNoteTool.version))
-        if args.flag("json") {
-            console.print(JSONOutput.object([
-                ("path", .string(path)), ("errors", .int(report.errorCount)), ("warnings", .int(report.warningCount)),
-                ("findings", .array(report.findings.map(\.json))),
-            ]).text)
-        } else {
-            for finding in report.findings { console.print(finding.description) }
-            console.print("\(path): \(report.errorCount) error(s), \(report.warningCount) warning(s)")
+        let reporter = Reporter(args, console: console)
+        let thumbnails = ThumbnailRegenerator(settings: settings, rendererVersion: LNoteTool.version)
+        var documents: [JSONOutput] = []
+        var errors = 0
+        for path in packagePaths(args.positionals, reporter: reporter) {
+            let report = PackageChecker.check(path: path, thumbnails: thumbnails)
+            // The findings are what check is for: its standard output in text, and the errors
+            // and warnings of the JSON document.
+            for finding in report.findings { reporter.finding(Problem(finding, package: path)) }
+            reporter.line("\(path): \(report.errorCount) error(s), \(report.warningCount) warning(s)")
+            documents.append(.object([("path", .string(path)), ("errors", .int(report.errorCount)),
+                                      ("warnings", .int(report.warningCount))]))
+            errors += report.errorCount
         }
-        return report.errorCount > 0 ? ExitStatus.failure : ExitStatus.success
+        let failed = errors > 0 || reporter.errorCount > 0
+        return reporter.finish(failed ? ExitStatus.failure : ExitStatus.success, [("documents", .array(documents))])
     }
 }
 
-/// `lnote-render gc DOC.lnote [--dry-run]`: deletes unreferenced assets, orphan thumbnails and
+/// `lnote-render gc PATH... [--dry-run]`: deletes unreferenced assets, orphan thumbnails and
 /// stray temporary files, and nothing else.
 enum GCCommand {
     static let spec = CommandSpec(
@@ -42,33 +50,37 @@ enum GCCommand {
             no discarded journal frame), since such a page might show them. Temporary files of source files are
             deleted only once they are 10 minutes old, in case the app is writing right now.
             """,
-        positionals: [PositionalSpec("DOC.lnote", help: "The document package.")],
-        options: [.flag("dry-run", short: "n", help: "List what would be deleted; delete nothing.")])
+        positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
+        options: [.flag("dry-run", short: "n", help: "List what would be deleted; delete nothing."),
+                  .flag("json", help: "Print one JSON object instead of text.")],
+        examples: [.init("-n Notes.lnote", "what would be deleted, deleting nothing"),
+                   .init("~/Notes", "every package under ~/Notes")])
 
     static let subcommand = Subcommand(spec: spec) { args, console in
-        let path = args.positionals[0]
+        let reporter = Reporter(args, console: console)
         let dryRun = args.flag("dry-run")
-        do throws(LNoteError) {
-            let package = try LNotePackage.open(at: URL(fileURLWithPath: path))
-            let plan = try GarbageCollector.plan(package)
-            if let reason = plan.assetsKeptBecause { console.error("note: unreferenced assets kept: \(reason)") }
-            if dryRun {
-                for file in plan.all { console.print("would delete \(file)") }
-                console.print("\(path): \(plan.all.count) file(s) would be deleted")
-            } else {
-                let deleted = try GarbageCollector.run(plan, on: package)
-                for file in deleted { console.print("deleted \(file)") }
-                console.print("\(path): \(deleted.count) file(s) deleted")
+        var documents: [JSONOutput] = []
+        for path in packagePaths(args.positionals, reporter: reporter) {
+            do throws(LNoteError) {
+                let package = try LNotePackage.open(at: URL(fileURLWithPath: path))
+                let plan = try GarbageCollector.plan(package)
+                if let reason = plan.assetsKeptBecause {
+                    reporter.report(Problem(.warning, code: "assets-kept", file: path, message: "unreferenced assets kept: \(reason)"))
+                }
+                let files = dryRun ? plan.all : try GarbageCollector.run(plan, on: package)
+                for file in files { reporter.line("\(dryRun ? "would delete" : "deleted") \(Problem.shownPath(file, package: path))") }
+                reporter.line("\(path): \(files.count) file(s) \(dryRun ? "would be deleted" : "deleted")")
+                documents.append(.object([("path", .string(path)), ("dryRun", .bool(dryRun)),
+                                          (dryRun ? "wouldDelete" : "deleted", .array(files.map { .string($0) }))]))
+            } catch {
+                reporter.report(Problem(error, package: path))
             }
-            return ExitStatus.success
-        } catch {
-            console.error("error: \(path): \(error)")
-            return ExitStatus.failure
         }
+        return reporter.finish(reporter.errorCount > 0 ? ExitStatus.failure : ExitStatus.success, [("documents", .array(documents))])
     }
 }
 
-/// `lnote-render compact DOC.lnote`: folds each journal into its snapshot.
+/// `lnote-render compact PATH...`: folds each journal into its snapshot.
 enum CompactCommand {
     static let spec = CommandSpec(
         name: "compact", abstract: "Fold each page's journal into its snapshot (spec section 5).",
@@ -76,32 +88,36 @@ enum CompactCommand {
             The replayed page is written as a new snapshot atomically, then the journal is removed. A page whose
             snapshot has invalid elements is left alone (they would be lost) unless --drop-invalid is given.
             """,
-        positionals: [PositionalSpec("DOC.lnote", help: "The document package.")],
-        options: [.flag("drop-invalid", help: "Compact even when invalid snapshot elements would be dropped.")])
+        positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
+        options: [.flag("drop-invalid", help: "Compact even when invalid snapshot elements would be dropped."),
+                  .flag("json", help: "Print one JSON object instead of text.")],
+        examples: [.init("Notes.lnote", "fold every page's journal into its snapshot")])
 
     static let subcommand = Subcommand(spec: spec) { args, console in
-        let path = args.positionals[0]
-        guard let package = openPackage(path, console: console) else { return ExitStatus.failure }
-        var failed = false
-        var compacted = 0
-        for (index, slot) in package.pages.enumerated() {
-            guard case .valid(let entry) = slot else { continue }
-            do {
-                let result = try package.compact(entry, dropInvalidElements: args.flag("drop-invalid"))
-                if result.compacted {
-                    compacted += 1
-                    let discarded = result.report?.discardedCount ?? 0
-                    console.print("page \(index + 1): journal folded in (\(result.report?.appliedCount ?? 0) frame(s) applied, \(discarded) discarded; \(result.elementCount) element(s))")
+        let reporter = Reporter(args, console: console)
+        var documents: [JSONOutput] = []
+        for path in packagePaths(args.positionals, reporter: reporter) {
+            guard let package = openPackage(path, reporter: reporter) else { continue }
+            var pages: [JSONOutput] = []
+            for (index, slot) in package.pages.enumerated() {
+                guard case .valid(let entry) = slot else { continue }
+                do throws(LNoteError) {
+                    let result = try package.compact(entry, dropInvalidElements: args.flag("drop-invalid"))
+                    guard result.compacted else { continue }
+                    let (applied, discarded) = (result.report?.appliedCount ?? 0, result.report?.discardedCount ?? 0)
+                    reporter.line("page \(index + 1): journal folded in (\(applied) frame(s) applied, \(discarded) discarded; \(result.elementCount) element(s))")
                     if result.journalLeftInPlace {
-                        console.print("page \(index + 1): the journal changed meanwhile (new frames), so it was left in place; replaying it is harmless, and compacting again folds the new frames in")
+                        reporter.line("page \(index + 1): the journal changed meanwhile (new frames), so it was left in place; replaying it is harmless, and compacting again folds the new frames in")
                     }
+                    pages.append(.object([("page", .int(index + 1)), ("applied", .int(applied)), ("discarded", .int(discarded)),
+                                          ("elements", .int(result.elementCount)), ("journalLeftInPlace", .bool(result.journalLeftInPlace))]))
+                } catch {
+                    reporter.report(Problem(error, package: path, page: index + 1))
                 }
-            } catch {
-                failed = true
-                console.error("error: \(path): page \(index + 1): \(error)")
             }
+            reporter.line("\(path): \(pages.count) journal(s) compacted")
+            documents.append(.object([("path", .string(path)), ("compacted", .array(pages))]))
         }
-        console.print("\(path): \(compacted) journal(s) compacted")
-        return failed ? ExitStatus.failure : ExitStatus.success
+        return reporter.finish(reporter.errorCount > 0 ? ExitStatus.failure : ExitStatus.success, [("documents", .array(documents))])
     }
 }

@@ -12,13 +12,18 @@ enum ThumbnailsCommand {
             """,
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
         options: [
-            .value("width", "W", help: "Thumbnail width in pixels (default 320)."),
-            .value("quality", "Q", help: "JPEG quality 1-100 (default 80)."),
+            .value("width", "W", help: "Thumbnail width in pixels, 16-4096 (default 320)."),
+            .value("quality", "Q", help: "JPEG quality, 1-100 (default 80)."),
             .flag("force", help: "Re-render every page."),
-            .value("max-work", "S", help: "Refuse pages estimated to take over S seconds of one core to draw (default 10)."),
-            .value("jobs", short: "j", "N", help: "Worker threads (default: the number of cores)."),
-            .flag("json", help: "Print the summary as one JSON object."),
+            .value("max-work", "S", help: "Refuse pages estimated to take over S seconds of one core to draw, 0.001-1e9 (default 10)."),
+            .value("jobs", short: "j", "N", help: "Worker threads, 1-256 (default: the number of cores)."),
+            .flag("json", help: "Print the summary as one JSON object (errors and warnings included)."),
             .flag("quiet", short: "q", help: "Print only failures and the total."),
+        ],
+        examples: [
+            .init("~/Notes", "every package under ~/Notes, re-rendering only what changed"),
+            .init("Notes.lnote --force --width 480", "one package, every page again, 480 pixels wide"),
+            .init("~/Notes --json | jq .total", "the totals of a run, for a script"),
         ])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
@@ -29,34 +34,62 @@ enum ThumbnailsCommand {
             jobs: try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
             maxWork: try args.double("max-work", in: 0.001...1e9) ?? RenderOptions.defaultMaxWork)
         let regenerator = ThumbnailRegenerator(settings: settings, rendererVersion: LNoteTool.version)
-        let reports = regenerator.regenerate(paths: args.positionals)
-        return report(reports, json: args.flag("json"), quiet: args.flag("quiet"), console: console)
+        let reporter = Reporter(args, console: console)
+        let packages = packagePaths(args.positionals, reporter: reporter)
+        // A path that names no package failed as a document would.
+        let unfound = reporter.errorCount
+        let started = Date()
+        var progress: (@Sendable (Int, Int) -> Void)?
+        if !args.flag("quiet") && !reporter.json {
+            progress = { done, total in
+                reporter.progress(ProgressBar(total: total, unit: "page", started: started).line(done: done))
+            }
+        }
+        let reports = regenerator.regenerate(packages: packages, progress: progress)
+        console.endProgress()  // the summary follows, without a bar under it
+        return report(reports, unfound: unfound, quiet: args.flag("quiet"), reporter: reporter)
     }
 
-    static func report(_ reports: [DocumentRegeneration], json: Bool, quiet: Bool, console: Console) -> Int32 {
+    /// Failures of a document: each failed page, or one for a document that failed as a whole
+    /// (it could not be opened, or its manifest could not be written), so that a broken document
+    /// is never reported with "failed": 0.
+    static func failedCount(_ r: DocumentRegeneration) -> Int {
+        r.succeeded ? 0 : max(1, r.failed)
+    }
+
+    static func json(_ r: DocumentRegeneration) -> JSONOutput {
+        .object([("path", .string(r.path)), ("title", .optional(r.title)), ("ok", .bool(r.succeeded)),
+                 ("rendered", .int(r.rendered)), ("upToDate", .int(r.upToDate)), ("removed", .int(r.removed)),
+                 ("failed", .int(failedCount(r))), ("manifest", .string(r.manifest.rawValue))])
+    }
+
+    /// Reports a run and ends it; with `--json` (the reporter's), one JSON document. Returns the
+    /// exit status.
+    static func report(_ reports: [DocumentRegeneration], unfound: Int = 0, quiet: Bool, reporter: Reporter) -> Int32 {
+        let members = summarize(reports, unfound: unfound, quiet: quiet, reporter: reporter)
+        let ok = reports.allSatisfy(\.succeeded) && reporter.errorCount == 0
+        return reporter.finish(ok ? ExitStatus.success : ExitStatus.failure, members)
+    }
+
+    /// Reports each document's problems and text line; returns the JSON members of the run.
+    /// `unfound`: paths that named no package (already reported); each counts as a failed document.
+    static func summarize(_ reports: [DocumentRegeneration], unfound: Int = 0, quiet: Bool,
+                          reporter: Reporter) -> [(String, JSONOutput)] {
         let total = (rendered: reports.reduce(0) { $0 + $1.rendered }, upToDate: reports.reduce(0) { $0 + $1.upToDate },
-                     removed: reports.reduce(0) { $0 + $1.removed }, failed: reports.reduce(0) { $0 + $1.failed })
-        let failedDocuments = reports.filter { !$0.succeeded }.count
-        if json {
-            console.print(JSONOutput.object([
-                ("documents", .array(reports.map { r in
-                    .object([("path", .string(r.path)), ("title", .optional(r.title)), ("rendered", .int(r.rendered)),
-                             ("upToDate", .int(r.upToDate)), ("removed", .int(r.removed)), ("failed", .int(r.failed)),
-                             ("manifest", .string(r.manifest.rawValue)), ("errors", .array(r.errors.map { .string($0) }))])
-                })),
-                ("total", .object([("documents", .int(reports.count)), ("failedDocuments", .int(failedDocuments)),
-                                   ("rendered", .int(total.rendered)), ("upToDate", .int(total.upToDate)),
-                                   ("removed", .int(total.removed)), ("failed", .int(total.failed))])),
-            ]).text)
-        } else {
-            for r in reports {
-                for e in r.errors { console.error("error: \(e)") }
-                if quiet { continue }
-                let name = r.title.map { "\($0) (\(r.path))" } ?? r.path
-                console.print("\(name): \(r.rendered) rendered, \(r.upToDate) up to date, \(r.removed) removed, \(r.failed) failed; manifest \(r.manifest.rawValue)")
-            }
-            console.print("total: \(reports.count) document(s), \(total.rendered) rendered, \(total.upToDate) up to date, \(total.removed) removed, \(total.failed) failed")
+                     removed: reports.reduce(0) { $0 + $1.removed }, failed: reports.reduce(unfound) { $0 + failedCount($1) })
+        let failedDocuments = reports.filter { !$0.succeeded }.count + unfound
+        for r in reports {
+            for e in r.failures { reporter.report(Problem(e, package: r.path)) }
+            if quiet { continue }
+            let name = r.title.map { "\($0) (\(r.path))" } ?? r.path
+            reporter.line("\(name): \(r.rendered) rendered, \(r.upToDate) up to date, \(r.removed) removed, \(failedCount(r)) failed; manifest \(r.manifest.rawValue)")
         }
-        return reports.allSatisfy(\.succeeded) ? ExitStatus.success : ExitStatus.failure
+        reporter.line("total: \(reports.count) document(s), \(total.rendered) rendered, \(total.upToDate) up to date, \(total.removed) removed, \(total.failed) failed")
+        return [
+            ("documents", .array(reports.map(json))),
+            ("total", .object([("documents", .int(reports.count)), ("failedDocuments", .int(failedDocuments)),
+                               ("rendered", .int(total.rendered)), ("upToDate", .int(total.upToDate)),
+                               ("removed", .int(total.removed)), ("failed", .int(total.failed))])),
+        ]
     }
 }

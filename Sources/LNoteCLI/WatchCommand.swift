@@ -12,12 +12,15 @@ enum WatchCommand {
             """,
         positionals: [PositionalSpec("LIBRARY", help: "A directory holding .lnote packages.")],
         options: [
-            .value("debounce", "SECONDS", help: "Quiet time before regenerating (default 0.5)."),
-            .value("width", "W", help: "Thumbnail width in pixels (default 320)."),
-            .value("quality", "Q", help: "JPEG quality 1-100 (default 80)."),
-            .value("jobs", short: "j", "N", help: "Worker threads (default: the number of cores)."),
+            .value("debounce", "SECONDS", help: "Quiet time before regenerating, 0-3600 (default 0.5)."),
+            .value("width", "W", help: "Thumbnail width in pixels, 16-4096 (default 320)."),
+            .value("quality", "Q", help: "JPEG quality, 1-100 (default 80)."),
+            .value("jobs", short: "j", "N", help: "Worker threads, 1-256 (default: the number of cores)."),
             .flag("poll", help: "Poll for changes instead of using inotify."),
-        ])
+            .flag("json", help: "Print one JSON object per line and event (initial, watching, regenerated, removed, stopped)."),
+        ],
+        examples: [.init("~/Notes", "keep ~/Notes' thumbnails fresh until Ctrl-C"),
+                   .init("~/Notes --json", "the same, one JSON object per line and event")])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
         let library = args.positionals[0]
@@ -26,22 +29,28 @@ enum WatchCommand {
             width: try args.int("width", in: 16...4096) ?? 320,
             quality: try args.int("quality", in: 1...100) ?? 80,
             jobs: try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount)
+        let reporter = Reporter(args, console: console)
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: library, isDirectory: &isDir), isDir.boolValue else {
-            console.error("error: \(library): not a directory")
-            return ExitStatus.failure
+            reporter.report(Problem(.error, code: "not-a-directory", file: library, message: "not a directory"))
+            return reporter.finish(ExitStatus.failure)
         }
         let regenerator = ThumbnailRegenerator(settings: settings, rendererVersion: LNoteTool.version)
+        // In text, a regeneration's summary; with --json, one object per line and event.
+        let regenerated: @Sendable ([String], Bool, String) -> Void = { paths, quiet, event in
+            let members = ThumbnailsCommand.summarize(regenerator.regenerate(packages: paths), quiet: quiet, reporter: reporter)
+            reporter.event(event, members)
+        }
 
         // Bring everything up to date first, then follow changes.
-        _ = ThumbnailsCommand.report(regenerator.regenerate(paths: [library]), json: false, quiet: true, console: console)
+        regenerated(LibraryScan.packages(in: [library]).packages, true, "initial")
         let watcher = LibraryWatcher(root: URL(fileURLWithPath: library), debounce: debounce) { package in
-            let exists = FileManager.default.fileExists(atPath: package.path)
-            guard exists else {
-                console.print("removed: \(package.path)")
+            guard FileManager.default.fileExists(atPath: package.path) else {
+                reporter.line("removed: \(package.path)")
+                reporter.event("removed", [("path", .string(package.path))])
                 return
             }
-            _ = ThumbnailsCommand.report(regenerator.regenerate(packages: [package.path]), json: false, quiet: false, console: console)
+            regenerated([package.path], false, "regenerated")
         }
         let stopOnSignal = { (sig: Int32) -> DispatchSourceSignal in
             signal(sig, SIG_IGN)
@@ -52,10 +61,12 @@ enum WatchCommand {
         }
         let signals = [stopOnSignal(SIGINT), stopOnSignal(SIGTERM)]
         let mechanism = args.flag("poll") ? "polling" : "inotify (polling if unavailable)"
-        console.print("watching \(library) with \(mechanism); Ctrl-C to stop")
+        reporter.line("watching \(library) with \(mechanism); Ctrl-C to stop")
+        reporter.event("watching", [("path", .string(library)), ("polling", .bool(args.flag("poll")))])
         let used = watcher.run(forcePolling: args.flag("poll"))
         signals.forEach { $0.cancel() }
-        console.print("stopped watching (\(used))")
+        reporter.line("stopped watching (\(used))")
+        reporter.event("stopped", [("mechanism", .string("\(used)"))])
         return ExitStatus.success
     }
 }

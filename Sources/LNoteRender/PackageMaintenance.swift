@@ -86,6 +86,11 @@ public enum PackageChecker {
             case .stale:
                 add(.warning, LNotePackage.thumbnailPath(for: entry.id), "stale-thumbnail",
                     "page \(index + 1)'s thumbnail was not made from its current content")
+            case .otherSettings:
+                let s = thumbnails.settings
+                add(.warning, LNotePackage.thumbnailPath(for: entry.id), "thumbnail-settings",
+                    "page \(index + 1)'s thumbnail shows the current content, but was made with other settings than "
+                    + "width \(s.width), quality \(s.quality); a thumbnails run with these settings redraws it")
             }
         }
 

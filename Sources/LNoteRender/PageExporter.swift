@@ -35,13 +35,17 @@ public struct ExportSettings: Sendable {
     public var render: RenderOptions
     /// JPEG quality, 1…100.
     public var jpegQuality: Int
+    /// The names of pages exported into a directory.
+    public var fileNames: FileNameTemplate
 
     public static let defaultJPEGQuality = 85
 
-    public init(format: ExportFormat, render: RenderOptions, jpegQuality: Int = defaultJPEGQuality) {
+    public init(format: ExportFormat, render: RenderOptions, jpegQuality: Int = defaultJPEGQuality,
+                fileNames: FileNameTemplate = .standard) {
         self.format = format
         self.render = render
         self.jpegQuality = jpegQuality
+        self.fileNames = fileNames
     }
 }
 
@@ -77,8 +81,7 @@ public struct PageExporter {
 
     /// The file name of page `number` inside an export directory.
     public static func fileName(forPage number: Int, format: ExportFormat) -> String {
-        let digits = String(number)
-        return "page-" + String(repeating: "0", count: max(0, 3 - digits.count)) + digits + "." + format.fileExtension
+        FileNameTemplate.standard.name(page: number, id: "", title: "", format: format)
     }
 
     /// Why `destination` may not be written: it resolves inside the package (section 6: rendering
@@ -178,7 +181,9 @@ public struct PageExporter {
                 try AtomicFile.write(encoded, toPath: path, display: path)
                 result.path = path
             case .directory(let dir):
-                let path = dir + "/" + Self.fileName(forPage: index + 1, format: settings.format)
+                let name = settings.fileNames.name(page: index + 1, id: page.entry.id.canonical,
+                                                   title: package.document.title, format: settings.format)
+                let path = dir + "/" + name
                 try AtomicFile.write(encoded, toPath: path, display: path)
                 result.path = path
             }

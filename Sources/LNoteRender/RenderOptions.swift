@@ -11,6 +11,9 @@ public enum OutputSize: Sendable, Equatable {
     case width(Int)
     /// Output height in pixels; the width follows the page's aspect ratio.
     case height(Int)
+    /// The largest size whose width and height both fit inside the box, aspect ratio kept (as
+    /// vipsthumbnail's `WxH`): covers and previews of pages of any shape.
+    case fit(width: Int, height: Int)
 
     /// The scale (pixels per point) for a page of `pageWidth` × `pageHeight` in 0.1 pt.
     public func scale(pageWidth: Int, pageHeight: Int) -> Double {
@@ -19,6 +22,8 @@ public enum OutputSize: Sendable, Equatable {
         case .dpi(let d): return d / 72
         case .width(let w): return PageTransform.scale(forWidth: w, pageWidth: pageWidth)
         case .height(let h): return PageTransform.scale(forHeight: h, pageHeight: pageHeight)
+        case .fit(let w, let h):
+            return min(PageTransform.scale(forWidth: w, pageWidth: pageWidth), PageTransform.scale(forHeight: h, pageHeight: pageHeight))
         }
     }
 }

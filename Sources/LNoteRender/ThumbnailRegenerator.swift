@@ -48,6 +48,9 @@ public struct DocumentRegeneration: Sendable {
     public var manifest: ManifestOutcome = .skipped
     /// Page failures and the document's own failure, each naming the file.
     public var errors: [String] = []
+    /// The same failures as structured errors (file relative to the package, or the package's
+    /// own path), in the same order, for callers that report them as data.
+    public var failures: [LNoteError] = []
 
     public var succeeded: Bool { failed == 0 && errors.isEmpty }
 }
@@ -79,8 +82,10 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         return reports
     }
 
-    /// Regenerates the given package directories.
-    public func regenerate(packages: [String]) -> [DocumentRegeneration] {
+    /// Regenerates the given package directories. `progress` is called (from worker threads, in
+    /// no particular order) after each page with the pages done so far and the total.
+    public func regenerate(packages: [String],
+                           progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) -> [DocumentRegeneration] {
         var reports: [DocumentRegeneration] = []
         var plans: [DocumentPlan] = []
         for path in packages {
@@ -91,6 +96,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                 plans.append(DocumentPlan(package: package, reportIndex: reports.count))
             } catch {
                 report.errors.append("\(path): \(error)")
+                report.failures.append(error)
             }
             reports.append(report)
         }
@@ -100,9 +106,11 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         let documents = plans
         let jobs = documents.enumerated().flatMap { d, plan in plan.pageEntries.indices.map { (d, $0) } }
         let outcomes = ResultSlots<PageOutcome>(count: jobs.count, initial: .upToDate)
+        let done = PageCounter()
         WorkerPool.run(jobs: jobs.count, workers: settings.jobs, context: { AssetCache(budgetBytes: 256 << 20) }) { j, assets in
             let (d, p) = jobs[j]
             outcomes[j] = self.refresh(page: documents[d].pageEntries[p], of: documents[d], assets: assets)
+            if let progress { progress(done.increment(), jobs.count) }
         }
 
         for (j, (d, _)) in jobs.enumerated() {
@@ -110,7 +118,8 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             switch outcomes[j] {
             case .rendered: reports[r].rendered += 1
             case .upToDate: reports[r].upToDate += 1
-            case .failed(let message): reports[r].failed += 1; reports[r].errors.append(message)
+            case .failed(let message, let error):
+                reports[r].failed += 1; reports[r].errors.append(message); reports[r].failures.append(error)
             }
         }
         for plan in plans {
@@ -119,6 +128,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             for case .invalid(_, _, let error) in plan.package.pages {
                 reports[plan.reportIndex].failed += 1
                 reports[plan.reportIndex].errors.append("\(plan.package.path): \(error)")
+                reports[plan.reportIndex].failures.append(error)
             }
             finish(plan, report: &reports[plan.reportIndex])
         }
@@ -139,7 +149,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
 
     enum PageOutcome: Sendable {
         case rendered, upToDate
-        case failed(String)
+        case failed(String, LNoteError)
     }
 
     /// Brings one page's thumbnail up to date.
@@ -156,8 +166,9 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             let page = try package.loadPage(entry, from: source)
             let options = RenderOptions(size: .width(settings.width), maxWork: settings.maxWork)
             let rendered = try PageRenderer.render(page, of: package, options: options, assets: assets)
-            let fingerprint = Fingerprint(inputs: inputs,
+            var fingerprint = Fingerprint(inputs: inputs,
                                           assets: shownAssets(page, in: package, assetHashes: plan.assetHashes))
+            fingerprint.settings = settingsText
             let jpeg: [UInt8]
             do {
                 // Thumbnails draw the paper, so this flattening is a no-op kept for the rule.
@@ -170,7 +181,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             try package.writeThumbnail(jpeg, for: entry.id)
             return .rendered
         } catch {
-            return .failed("\(package.path): \(error)")
+            return .failed("\(package.path): \(error)", error)
         }
     }
 
@@ -185,6 +196,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             report.manifest = try updateManifest(package)
         } catch {
             report.errors.append("\(package.path): \(error)")
+            report.failures.append(error)
         }
     }
 
@@ -202,10 +214,11 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
 
     /// The hash of everything a page's picture depends on, except the assets it shows (those
     /// are only known after parsing, so they are listed and checked separately).
-    func inputsHash(entry: PageEntry, source: PageSource) -> String {
+    /// `settingsText`: the thumbnail settings as stored in a fingerprint; the current ones when nil.
+    func inputsHash(entry: PageEntry, source: PageSource, settingsText: String? = nil) -> String {
         var h = ContentHasher()
         h.combine("lnote-render \(rendererVersion)")
-        h.combine("w\(settings.width) q\(settings.quality)")
+        h.combine(settingsText ?? self.settingsText)
         let bg = entry.background
         h.combine("\(entry.width)x\(entry.height) \(bg.color.hexString) \(bg.template.rawValue) \(bg.spacing) \(bg.lineColor.hexString)")
         h.combine(source.content)
@@ -218,9 +231,15 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         return h.finalize()
     }
 
+    /// The thumbnail settings that change the picture, as they are hashed and stored.
+    var settingsText: String { "w\(settings.width) q\(settings.quality)" }
+
     /// Whether a page's thumbnail exists and was made from the page's current inputs.
     public enum ThumbnailStatus: String, Sendable {
         case upToDate = "up-to-date", stale, missing
+        /// Made from the page's current content, but with other settings (width, quality):
+        /// the stored settings, e.g. `w320 q80`.
+        case otherSettings = "other-settings"
     }
 
     /// The state of a page's thumbnail, judged exactly as a regeneration run would, from the
@@ -235,7 +254,24 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                 assetHashes: AssetHashes) -> ThumbnailStatus {
         let file = LNotePackage.thumbnailPath(for: entry.id)
         guard FileIO.kind(atPath: package.absolutePath(file)) == .regular else { return .missing }
-        guard let stored = storedFingerprint(file, in: package), stored.inputs == inputs else { return .stale }
+        guard let stored = storedFingerprint(file, in: package) else { return .stale }
+        guard stored.inputs == inputs else {
+            // Only the settings differ when the stored inputs are these inputs under the stored
+            // settings (and the assets still match): the content is current.
+            guard let old = stored.settings, old != settingsText,
+                  inputsHash(entry: entry, source: source, settingsText: old) == stored.inputs else { return .stale }
+            var same = stored
+            same.inputs = inputs
+            return status(of: entry, source: source, inputs: inputs, stored: same, in: package, assetHashes: assetHashes)
+                == .upToDate ? .otherSettings : .stale
+        }
+        return status(of: entry, source: source, inputs: inputs, stored: stored, in: package, assetHashes: assetHashes)
+    }
+
+    /// The state of a thumbnail whose stored inputs equal `inputs`: up to date when the assets
+    /// it shows are unchanged.
+    private func status(of entry: PageEntry, source: PageSource, inputs: String, stored: Fingerprint, in package: LNotePackage,
+                        assetHashes: AssetHashes) -> ThumbnailStatus {
         switch stored.assets {
         case .listed(let assets):
             return assets.allSatisfy({ assetHashes.hash(of: $0.name, in: package) == $0.hash }) ? .upToDate : .stale
@@ -244,7 +280,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             // assets: parse it to name them again, and compare their current hashes by digest.
             guard let page = try? package.loadPage(entry, from: source) else { return .stale }
             let current = Fingerprint(inputs: inputs, assets: shownAssets(page, in: package, assetHashes: assetHashes))
-            return current == stored ? .upToDate : .stale
+            return current.assets == stored.assets ? .upToDate : .stale
         }
     }
 
@@ -269,7 +305,9 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
 }
 
 /// The inputs a thumbnail was made from, stored in its JPEG comment as text:
-/// `lnote-render-fingerprint 1` / `inputs <hash>`, then either one `asset <name> <hash>` line
+/// `lnote-render-fingerprint 1` / `inputs <hash>`, optionally `settings w320 q80` (the settings
+/// the inputs hash covers, so `check` can tell "other settings" from "other content"; older
+/// thumbnails lack it and are judged as before), then either one `asset <name> <hash>` line
 /// per asset shown, or, when those lines would pass `maxListedBytes`, one `assets <count>
 /// <digest>` line whose digest covers all of them.
 ///
@@ -292,6 +330,8 @@ struct Fingerprint: Equatable, Sendable {
 
     var inputs: String
     var assets: Assets
+    /// The thumbnail settings the inputs were hashed with (`w320 q80`), when recorded.
+    var settings: String?
 
     static let magic = "lnote-render-fingerprint 1"
     /// The most bytes of `asset` lines stored one by one (about 50 assets).
@@ -312,11 +352,15 @@ struct Fingerprint: Equatable, Sendable {
     }
 
     init?(text: String) {
-        let lines = text.split(separator: "\n").map(String.init)
+        var lines = text.split(separator: "\n").map(String.init)
         guard lines.first == Self.magic, lines.count >= 2 else { return nil }
         let first = lines[1].split(separator: " ")
         guard first.count == 2, first[0] == "inputs" else { return nil }
         inputs = String(first[1])
+        if lines.count >= 3, lines[2].hasPrefix("settings ") {
+            settings = String(lines[2].dropFirst("settings ".count))
+            lines.remove(at: 2)
+        }
         if lines.count == 3, case let parts = lines[2].split(separator: " "), parts.count == 3, parts[0] == "assets" {
             guard let count = Int(parts[1]) else { return nil }
             assets = .digest(count: count, hash: String(parts[2]))
@@ -332,10 +376,23 @@ struct Fingerprint: Equatable, Sendable {
     }
 
     var text: String {
+        let head = [Self.magic, "inputs \(inputs)"] + (settings.map { ["settings \($0)"] } ?? [])
         switch assets {
-        case .listed(let listed): return ([Self.magic, "inputs \(inputs)"] + listed.map(\.line)).joined(separator: "\n")
-        case .digest(let count, let hash): return [Self.magic, "inputs \(inputs)", "assets \(count) \(hash)"].joined(separator: "\n")
+        case .listed(let listed): return (head + listed.map(\.line)).joined(separator: "\n")
+        case .digest(let count, let hash): return (head + ["assets \(count) \(hash)"]).joined(separator: "\n")
         }
+    }
+}
+
+/// Pages finished so far, counted by the workers.
+final class PageCounter: @unchecked Sendable {
+    private var count = 0
+    private let lock = NSLock()
+
+    func increment() -> Int {
+        lock.lock(); defer { lock.unlock() }
+        count += 1
+        return count
     }
 }
 

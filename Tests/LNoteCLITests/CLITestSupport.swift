@@ -7,6 +7,7 @@ struct CLIRun {
     var status: Int32
     var out: String
     var err: String
+    var all: String { out + err }
 
     init(_ arguments: [String]) {
         let box = OutputBox()

@@ -103,7 +103,7 @@ final class CostlyPageTests: XCTestCase {
         try w.put("pages/\(IDs.p1).content", HostileWorld.content(covering))
         let r = runCLI(["export", w.package, "-o", w.exportDir + "/", "--scale", "8", "--max-work", "0.5"])
         XCTAssertEqual(r.status, ExitStatus.failure, r.all)
-        assertContains(r, "page 1: pages/\(IDs.p1).content: [max-work] rendering this page at 800×640 is estimated at ",
+        assertContains(r, "page 1: \(w.package)/pages/\(IDs.p1).content: [max-work] rendering this page at 800×640 is estimated at ",
                        "of work, over the budget of 0.5 s (raise it with --max-work)", "page 2 -> ")
         XCTAssertEqual(exported(w), ["page-002.png"])
         // Raised, the same page renders.

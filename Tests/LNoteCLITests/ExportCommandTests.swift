@@ -1,5 +1,6 @@
 import Foundation
 import LNoteBitmap
+import LNoteCLI
 import LNoteCodecs
 import LNoteFormat
 import LNoteRender
@@ -146,12 +147,19 @@ final class ExportCommandTests: XCTestCase {
         }
     }
 
-    func testMaxPixelsRefusesBeforeRendering() {
+    /// Row 9 of issue 18: the refusal names the option that lifts the limit and the value it
+    /// needs, and does not blame the page's content file.
+    func testMaxPixelsRefusesBeforeRenderingAndSaysWhatLiftsIt() {
         let run = CLIRun(["export", Repo.sample, "--pages", "1", "--scale", "50", "--max-pixels", "1000000", "-o", dir + "/big.png"])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("[max-pixels]"), run.err)
-        XCTAssertTrue(run.err.contains("41700×59700"), run.err)
+        XCTAssertEqual(run.status, ExitStatus.usage)
+        XCTAssertTrue(run.err.contains("page 1 would be 41700×59700 pixels at --scale 50, over the --max-pixels limit of 1000000"), run.err)
+        XCTAssertTrue(run.err.contains("pass --max-pixels 2489490000 or more"), run.err)
+        XCTAssertFalse(run.err.contains(".content"), run.err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/big.png"))
+        let dpi = CLIRun(["export", Repo.sample, "--dpi", "1200", "-o", dir + "/big/"])
+        XCTAssertEqual(dpi.status, ExitStatus.usage)
+        XCTAssertTrue(dpi.err.contains("all 3 pages are too large; page 1 would be 13900×19900 pixels at --dpi 1200"), dpi.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/big"), "nothing is created before the refusal")
     }
 
     func testAFailingPageIsReportedAndTheOthersAreWritten() throws {
@@ -163,7 +171,7 @@ final class ExportCommandTests: XCTestCase {
         try Data("{\"format\":1,\"elements\":[{]}".utf8).write(to: URL(fileURLWithPath: doc + "/pages/\(secondID).content"))
         let run = CLIRun(["export", doc, "--scale", "0.2", "-o", dir + "/out"])
         XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("page 2: pages/\(secondID).content: [json]"), run.err)
+        XCTAssertTrue(run.err.contains("error: page 2: \(doc)/pages/\(secondID).content: [json]"), run.err)
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/out/page-001.png"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/out/page-002.png"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/out/page-003.png"))
@@ -180,7 +188,7 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertEqual(serial.status, 1)
         XCTAssertEqual(parallel.status, 1)
         XCTAssertEqual(parallel.out.replacingOccurrences(of: "/parallel/", with: "/serial/"), serial.out)
-        XCTAssertTrue(parallel.err.contains("page 2: pages/\(secondID).content: [json]"), parallel.err)
+        XCTAssertTrue(parallel.err.contains("error: page 2: \(doc)/pages/\(secondID).content: [json]"), parallel.err)
         XCTAssertTrue(parallel.out.range(of: "page 1 ->")!.lowerBound < parallel.out.range(of: "page 3 ->")!.lowerBound)
         for name in ["page-001.png", "page-003.png"] {
             let a = try XCTUnwrap(FileManager.default.contents(atPath: dir + "/serial/" + name))

@@ -232,7 +232,8 @@ final class HostilePageTests: XCTestCase {
         XCTAssertEqual(o.info.status, ExitStatus.failure, o.info.all, file: file, line: line)
         assertContains(o.info, "page 1", "FAILED", fragment, file: file, line: line)
         XCTAssertEqual(o.export.status, ExitStatus.failure, o.export.all, file: file, line: line)
-        assertContains(o.export, "error: \(w.package): page 1: ", fragment, "page 2 -> ", "page 3 -> ", file: file, line: line)
+        let located = fragment.hasPrefix("document.json") ? "error: \(w.package)/" : "error: page 1: \(w.package)/"
+        assertContains(o.export, located, fragment, "page 2 -> ", "page 3 -> ", file: file, line: line)
         XCTAssertEqual(exported(w), ["page-002.png", "page-003.png"], file: file, line: line)
         XCTAssertEqual(o.check.status, ExitStatus.failure, o.check.all, file: file, line: line)
         for f in checkFragments(fragment) { assertContains(o.check, f, file: file, line: line) }
@@ -242,7 +243,7 @@ final class HostilePageTests: XCTestCase {
         XCTAssertTrue(thumbs.isSuperset(of: ["\(IDs.p2).jpg", "\(IDs.p3).jpg"]), "\(thumbs)", file: file, line: line)
         XCTAssertFalse(thumbs.contains("\(IDs.p1).jpg"), file: file, line: line)
         XCTAssertEqual(o.gc.status, ExitStatus.success, o.gc.all, file: file, line: line)
-        assertContains(o.gc, "note: unreferenced assets kept: page 1", "0 file(s) deleted", file: file, line: line)
+        assertContains(o.gc, "[assets-kept] unreferenced assets kept: page 1", "0 file(s) deleted", file: file, line: line)
         // compact skips an invalid page entry, and fails on a page it cannot load.
         let entryInvalid = fragment.hasPrefix("document.json")
         XCTAssertEqual(o.compact.status, entryInvalid ? ExitStatus.success : ExitStatus.failure, o.compact.all, file: file, line: line)
@@ -257,7 +258,7 @@ final class HostilePageTests: XCTestCase {
         else { return [fragment] }
         let file = fragment[..<colon.lowerBound], rule = fragment[colon.upperBound..<close.lowerBound]
         let message = String(fragment[close.upperBound...])
-        return ["error: \(file)", "[\(rule)] " + (message.hasPrefix("page 1: ") ? message : "page 1: " + message)]
+        return ["/\(file): ", "[\(rule)] " + (message.hasPrefix("page 1: ") ? message : "page 1: " + message)]
     }
 
     func testPageIDsThatTryToEscape() throws {
@@ -315,7 +316,7 @@ final class HostilePageTests: XCTestCase {
                                                               (IDs.p1.lowercased(), 500, 500)]))
         let o = runAll(w)
         XCTAssertEqual(o.export.status, ExitStatus.failure)
-        assertContains(o.export, "page 3: document.json: [page-duplicate-id] page 3: id \(IDs.p1.lowercased()) is used by an earlier page")
+        assertContains(o.export, "/document.json: [page-duplicate-id] page 3: id \(IDs.p1.lowercased()) is used by an earlier page")
         XCTAssertEqual(exported(w), ["page-001.png", "page-002.png"])
     }
 
@@ -412,9 +413,9 @@ final class HostilePageTests: XCTestCase {
             assertContains(r, "pages: [symlink] pages/ is a symbolic link, which is never followed")
         }
         XCTAssertEqual(o.check.status, ExitStatus.failure)
-        assertContains(o.check, "error: pages: ", "[symlink] page 1: pages/ is a symbolic link, which is never followed")
+        assertContains(o.check, "/pages: ", "[symlink] page 1: pages/ is a symbolic link, which is never followed")
         XCTAssertEqual(o.gc.status, ExitStatus.success, o.gc.all)
-        assertContains(o.gc, "note: unreferenced assets kept: page 1 could not be read", "0 file(s) deleted")
+        assertContains(o.gc, "[assets-kept] unreferenced assets kept: page 1 could not be read", "0 file(s) deleted")
         XCTAssertEqual(exported(w), [])
     }
 
@@ -432,7 +433,7 @@ final class HostilePageTests: XCTestCase {
             // The sibling's pages/<p1>.content and .journal would show as unlisted pages.
             XCTAssertFalse(r.all.contains(IDs.p1), "check listed files outside the package:\n\(r.all)")
         }
-        assertContains(runCLI(["check", w.package]), "error: pages: [symlink] pages/ is a symbolic link, which is never followed")
+        assertContains(runCLI(["check", w.package]), "/pages: [symlink] pages/ is a symbolic link, which is never followed")
     }
 }
 
@@ -456,11 +457,11 @@ final class HostileElementTests: XCTestCase {
         XCTAssertEqual(o.thumbnails.status, ExitStatus.success, o.thumbnails.all, file: file, line: line)
         for f in fragments {
             assertContains(o.info, f, file: file, line: line)
-            assertContains(o.export, "warning: page 1: warning: pages/\(IDs.p1).content: element ", f, file: file, line: line)
+            assertContains(o.export, "warning: page 1: \(w.package)/pages/\(IDs.p1).content: element ", f, file: file, line: line)
             assertContains(o.check, f, file: file, line: line)
         }
         if skipped {
-            assertContains(o.gc, "note: unreferenced assets kept: page 1 has invalid elements", "0 file(s) deleted", file: file, line: line)
+            assertContains(o.gc, "[assets-kept] unreferenced assets kept: page 1 has invalid elements", "0 file(s) deleted", file: file, line: line)
         }
         return o
     }
@@ -550,7 +551,7 @@ final class HostileElementTests: XCTestCase {
         assertContains(o.info, "elements    3: 2 stroke(s) (3 samples), 0 image(s), 1 unknown")
         // An unknown element may name an asset: gc keeps that one (its id is in the element's
         // JSON) and deletes only the asset no element names.
-        assertContains(o.gc, "deleted assets/\(IDs.asset).png", "1 file(s) deleted")
+        assertContains(o.gc, "/assets/\(IDs.asset).png", "deleted ", "1 file(s) deleted")
     }
 
     /// A missing or unknown tool is drawn exactly as a pen; an unknown element draws nothing.
@@ -609,6 +610,7 @@ final class HostileTextTests: XCTestCase {
         assertContains(o.export, "[page-id] page 1: id \"\\u001b]0;owned")
         // --json stays valid JSON and keeps the title (escapes decoded).
         let json = try JSONValue.parse(Array(runCLI(["info", "--json", w.package]).out.utf8))
-        XCTAssertEqual(json["title"]?.stringValue, "Evil" + evil)
+        guard case .array(let documents)? = json["documents"] else { return XCTFail("no documents array") }
+        XCTAssertEqual(documents.first?["title"]?.stringValue, "Evil" + evil)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LNoteBitmap
+import LNoteCLI
 import LNoteCodecs
 import LNoteFormat
 import XCTest
@@ -13,7 +14,9 @@ final class MaintenanceCommandTests: XCTestCase {
     func testInfoCountsElementsAfterReplay() throws {
         let run = CLIRun(["info", Repo.sample, "--json"])
         XCTAssertEqual(run.status, 0, run.err)
-        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        let top = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+        XCTAssertEqual(top["ok"] as? Bool, true)
+        let json = try XCTUnwrap((top["documents"] as? [[String: Any]])?.first)
         XCTAssertEqual(json["title"] as? String, "Field trip notes")
         let pages = try XCTUnwrap(json["pages"] as? [[String: Any]])
         XCTAssertEqual(pages.map { $0["elements"] as? Int }, [143, 59, 15])
@@ -25,7 +28,7 @@ final class MaintenanceCommandTests: XCTestCase {
     func testInfoOnAMissingOrBrokenDocument() throws {
         var run = CLIRun(["info", dir + "/nothing.lnote"])
         XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.err.contains("does not exist"), run.err)
+        XCTAssertTrue(run.err.contains("no such file or directory"), run.err)
         let doc = try Repo.copySample(to: dir)
         try Data("{\"format\":2,\"pages\":[]}".utf8).write(to: URL(fileURLWithPath: doc + "/document.json"))
         run = CLIRun(["info", doc])
@@ -133,7 +136,7 @@ final class MaintenanceCommandTests: XCTestCase {
         XCTAssertTrue(run.out.contains("2 of 200 pixels"), run.out)
         let d = try ImageDecoder.decode([UInt8](FileManager.default.contents(atPath: dir + "/d.png")!))
         XCTAssertEqual(Array(d.pixels[(4 * 15)..<(4 * 15 + 3)]), [255, 0, 0], "over-tolerance pixel is red")
-        run = CLIRun(["diff", dir + "/a.png", dir + "/b.png", "--tolerance", "5", "--max-pixels", "1", "--json"])
+        run = CLIRun(["diff", dir + "/a.png", dir + "/b.png", "--tolerance", "5", "--max-differing", "1", "--json"])
         XCTAssertEqual(run.status, 0, run.out)
         XCTAssertTrue(run.out.contains("\"differingPixels\":1"), run.out)
         a = Bitmap(width: 21, height: 10, fill: 255)
@@ -141,7 +144,7 @@ final class MaintenanceCommandTests: XCTestCase {
         run = CLIRun(["diff", dir + "/a.png", dir + "/c.png"])
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.out.contains("size differs"), run.out)
-        XCTAssertEqual(CLIRun(["diff", dir + "/a.png", dir + "/missing.png"]).status, 2)
+        XCTAssertEqual(CLIRun(["diff", dir + "/a.png", dir + "/missing.png"]).status, ExitStatus.cannotCompare)
     }
 
     func testThumbnailsJSONSummaryAndExitStatus() throws {

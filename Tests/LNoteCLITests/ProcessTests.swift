@@ -173,6 +173,51 @@ final class ProcessTests: XCTestCase {
         try runWatch(poll: true)
     }
 
+    /// `watch --json`: one JSON object per line and event, nothing else, ending with `stopped`.
+    func testWatchJSONIsOneObjectPerLineAndEvent() throws {
+        let library = dir + "/json-library"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let doc = try Repo.copySample(to: library)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try binary("lnote-render"))
+        p.arguments = ["watch", library, "--json", "--poll", "--debounce", "0.2", "--jobs", "1"]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        let log = OutputBox()
+        out.fileHandleForReading.readabilityHandler = { handle in log.append(out: String(decoding: handle.availableData, as: UTF8.self)) }
+        err.fileHandleForReading.readabilityHandler = { handle in log.append(err: String(decoding: handle.availableData, as: UTF8.self)) }
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        func waitFor(_ what: String, timeout: Double = 60, _ condition: () -> Bool) {
+            let deadline = Date().addingTimeInterval(timeout)
+            while !condition() && Date() < deadline { usleep(50_000) }
+            XCTAssertTrue(condition(), "timed out waiting for \(what); output:\n\(log.out)\(log.err)")
+        }
+        waitFor("watching") { log.out.contains("\"event\":\"watching\"") }
+        let package = try LNotePackage.open(at: URL(fileURLWithPath: doc))
+        let page = try XCTUnwrap(package.document.validPages.first)
+        let stroke = Element.stroke(id: "F0000000-0000-4000-8000-0000000000AB", color: Color(r: 0, g: 0, b: 255),
+                                    points: [500, 500, 80, 500, 0, 7000, 9000, 80, 500, 100])
+        try JournalWriter.append(Journal.addFrame(stroke), toPath: doc + "/pages/\(page.id.canonical).journal")
+        waitFor("regenerated") { log.out.contains("\"event\":\"regenerated\"") }
+        kill(p.processIdentifier, SIGINT)
+        waitFor("exit") { !p.isRunning }
+        waitFor("stopped") { log.out.contains("\"event\":\"stopped\"") }
+        XCTAssertEqual(p.terminationStatus, 0)
+        XCTAssertEqual(log.err, "", "nothing but JSON lines with --json")
+        var events: [String] = []
+        for line in log.out.split(separator: "\n") {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+            XCTAssertEqual(object["command"] as? String, "watch")
+            XCTAssertNotNil(object["errors"] as? [Any])
+            events.append(try XCTUnwrap(object["event"] as? String))
+        }
+        XCTAssertEqual(events.first, "initial")
+        XCTAssertEqual(events.last, "stopped")
+        XCTAssertTrue(events.contains("watching") && events.contains("regenerated"), "\(events)")
+    }
+
     private func runWatch(poll: Bool) throws {
         let library = try generateLibrary()
         let docs = try packages(in: library)

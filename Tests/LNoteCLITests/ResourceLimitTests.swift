@@ -47,7 +47,8 @@ final class ResourceLimitTests: XCTestCase {
         let r = runCLI(["export", w.package, "-o", w.exportDir + "/", "--scale", "2"])
         XCTAssertLessThan(Date().timeIntervalSince(started), 5)
         XCTAssertEqual(r.status, ExitStatus.failure, r.all)
-        assertContains(r, "error: \(w.package): page 1: pages/\(IDs.p1).content: [max-pixels] the page would be 40000×40000 pixels, over the limit of 100000000",
+        assertContains(r, "error: page 1: \(w.package): [max-pixels] the page would be 40000×40000 pixels at --scale 2, "
+                       + "over the --max-pixels limit of 100000000: ask for a smaller size, or pass --max-pixels 1600000000 or more",
                        "page 2 -> ")
         XCTAssertEqual(exported(w), ["page-002.png"])
     }
@@ -56,8 +57,8 @@ final class ResourceLimitTests: XCTestCase {
         let w = try hugePage(1000, 800)  // 200 × 160 = 32000 pixels at scale 2
         try FileManager.default.createDirectory(atPath: w.exportDir, withIntermediateDirectories: true)
         var r = runCLI(["export", w.package, "--pages", "1", "-o", w.exportDir + "/a.png", "--max-pixels", "31999"])
-        XCTAssertEqual(r.status, ExitStatus.failure)
-        assertContains(r, "[max-pixels] the page would be 200×160 pixels, over the limit of 31999")
+        XCTAssertEqual(r.status, ExitStatus.usage)
+        assertContains(r, "page 1 would be 200×160 pixels at the default --scale 2, over the --max-pixels limit of 31999")
         r = runCLI(["export", w.package, "--pages", "1", "-o", w.exportDir + "/a.png", "--max-pixels", "32000"])
         XCTAssertEqual(r.status, ExitStatus.success, r.all)
         // Absurd sizes are usage errors, not allocations.
@@ -83,12 +84,14 @@ final class ResourceLimitTests: XCTestCase {
     func testMaxPixelsUnderAnAddressSpaceLimit() throws {
         let w = try hugePage(200_000, 200_000)
         let r = try runTool(["export", w.package, "--pages", "1", "-o", w.exportDir + "/p.png", "--scale", "2"], addressSpaceMB: 2048)
-        XCTAssertEqual(r.status, ExitStatus.failure, r.all)
-        XCTAssertTrue(r.err.contains("[max-pixels] the page would be 40000×40000 pixels"), r.all)
+        XCTAssertEqual(r.status, ExitStatus.usage, r.all)
+        XCTAssertTrue(r.err.contains("page 1 would be 40000×40000 pixels at --scale 2, over the --max-pixels limit"), r.all)
         XCTAssertLessThan(r.maxRSS, 200 << 20)
         try XCTSkipUnless(addressSpaceLimitsUsable, "no address-space limit under a sanitizer")
+        // The output's directory must exist: export checks it before rendering.
+        try FileManager.default.createDirectory(atPath: w.exportDir, withIntermediateDirectories: true)
         let control = try runTool(["export", w.package, "--pages", "1", "-o", w.exportDir + "/p.png", "--scale", "2",
-                                   "--max-pixels", "2000000000", "--max-work", "1000000"], addressSpaceMB: 2048)
+                                   "--max-pixels", "2000000000", "--max-work", "1e9"], addressSpaceMB: 2048)
         XCTAssertTrue(control.signaled, "the control run should die allocating 6.4 GB: \(control.status) \(control.all)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: w.exportDir + "/p.png"))
     }
@@ -149,7 +152,7 @@ final class ResourceLimitTests: XCTestCase {
         let r = try runTool(["diff", wide, tall, "-o", out], addressSpaceMB: 1024)
         XCTAssertFalse(r.signaled, r.all)
         XCTAssertEqual(r.status, ExitStatus.failure, r.all)
-        XCTAssertTrue(r.err.contains("error: \(out): the diff image of \(wide) (100000×1) and \(tall) (1×100000) "
+        XCTAssertTrue(r.err.contains("error: \(out): [max-pixels] the diff image of \(wide) (100000×1) and \(tall) (1×100000) "
                                      + "would be 100000×100000 pixels, over the limit of 100000000; not written"), r.all)
         XCTAssertLessThan(r.maxRSS, 200 << 20)
         XCTAssertEqual(FileIO.kind(atPath: out), .missing)
@@ -257,7 +260,7 @@ final class ResourceLimitTests: XCTestCase {
             w = try world(rel)
             o = runAll(w)
             XCTAssertEqual(o.export.status, ExitStatus.failure, o.export.all)
-            assertContains(o.export, "page 1: \(rel): [file-size] the file is 68719476736 bytes, more than 1073741824", "page 2 -> ")
+            assertContains(o.export, "page 1: \(w.package)/\(rel): [file-size] the file is 68719476736 bytes, more than 1073741824", "page 2 -> ")
             XCTAssertEqual(exported(w), ["page-002.png"])
             XCTAssertEqual(o.info.status, ExitStatus.failure)
             assertContains(o.gc, "0 file(s) deleted")

@@ -33,6 +33,7 @@ final class FeatureGoldenTests: XCTestCase {
         case .height(let h): sizeText = "h\(h)"
         case .scale(let s): sizeText = "s" + (s == s.rounded() ? String(Int(s)) : String(s))
         case .dpi(let d): sizeText = "dpi\(d)"
+        case .fit(let w, let h): sizeText = "fit\(w)x\(h)"
         }
         let suffix: String
         switch background {

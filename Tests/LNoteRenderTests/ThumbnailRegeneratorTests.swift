@@ -205,6 +205,10 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     func testFingerprintTextRoundTrips() {
         let f = Fingerprint(inputs: "abc123", assets: [.init(name: "x.png", hash: "missing"), .init(name: "y.jpg", hash: "00ff")])
         XCTAssertEqual(Fingerprint(text: f.text), f)
+        var withSettings = f
+        withSettings.settings = "w200 q80"
+        XCTAssertEqual(Fingerprint(text: withSettings.text), withSettings)
+        XCTAssertEqual(withSettings.text.split(separator: "\n")[2], "settings w200 q80")
         XCTAssertNil(Fingerprint(text: "something else"))
         // Past a few KB of asset lines, one digest line stands for them all, in order.
         let many = (0..<60).map { Fingerprint.Asset(name: String(format: "A55E7000-0000-4000-8000-%012d.png", $0), hash: ContentHasher.hash([UInt8($0)])) }

@@ -1,0 +1,145 @@
+import Foundation
+import XCTest
+@testable import LNoteCLI
+
+/// `--json` on every subcommand: one JSON document on standard output, on success and on
+/// failure, with structured errors and warnings.
+final class JSONOutputTests: XCTestCase {
+    var dir = ""
+
+    override func setUpWithError() throws { dir = try temporaryDirectory(name) }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    /// The single JSON document a run printed (fails when stdout is anything else).
+    func document(_ run: CLIRun, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(run.out.utf8))
+        XCTAssertEqual(run.out.filter { $0 == "\n" }.count, 1, "one line: \(run.out)", file: file, line: line)
+        let doc = try XCTUnwrap(object as? [String: Any], run.out, file: file, line: line)
+        XCTAssertEqual(doc["status"] as? Int, Int(run.status), file: file, line: line)
+        XCTAssertEqual(doc["ok"] as? Bool, run.status == 0, file: file, line: line)
+        XCTAssertNotNil(doc["errors"] as? [[String: Any]], file: file, line: line)
+        XCTAssertNotNil(doc["warnings"] as? [[String: Any]], file: file, line: line)
+        return doc
+    }
+
+    func errors(_ doc: [String: Any]) -> [[String: Any]] { doc["errors"] as? [[String: Any]] ?? [] }
+    func warnings(_ doc: [String: Any]) -> [[String: Any]] { doc["warnings"] as? [[String: Any]] ?? [] }
+
+    func testEverySubcommandHasJSON() {
+        for command in LNoteTool.subcommands {
+            XCTAssertTrue(command.spec.options.contains { $0.name == "json" }, command.spec.name)
+        }
+    }
+
+    func testUsageErrorsAreJSONToo() throws {
+        for command in LNoteTool.subcommands.map(\.spec.name) {
+            let run = CLIRun([command, "--json", "--no-such-option", "x", "y"])
+            XCTAssertEqual(run.status, ExitStatus.usage, command)
+            let doc = try document(run)
+            XCTAssertEqual(doc["command"] as? String, command)
+            XCTAssertEqual(errors(doc).first?["code"] as? String, "usage", command)
+            XCTAssertTrue((errors(doc).first?["message"] as? String)?.contains("--no-such-option") == true, command)
+        }
+    }
+
+    func testInfoOnABrokenPackagePrintsADocument() throws {
+        let doc = try Repo.copySample(to: dir)
+        try Data("{\"format\":1,".utf8).write(to: URL(fileURLWithPath: doc + "/document.json"))
+        let run = CLIRun(["info", "--json", doc])
+        XCTAssertEqual(run.status, ExitStatus.failure)
+        let json = try document(run)
+        let error = try XCTUnwrap(errors(json).first)
+        XCTAssertEqual(error["code"] as? String, "json")
+        XCTAssertEqual(error["kind"] as? String, "invalidJSON")
+        XCTAssertEqual(error["file"] as? String, doc + "/document.json")
+        XCTAssertEqual(error["severity"] as? String, "error")
+        for key in ["page", "element", "id", "offset", "message"] { XCTAssertTrue(error.keys.contains(key), key) }
+        XCTAssertEqual((json["documents"] as? [Any])?.count, 0)
+    }
+
+    func testExportJSON() throws {
+        let ok = try document(CLIRun(["export", "--json", Repo.sample, "--scale", "0.2", "-o", dir + "/out"]))
+        let pages = try XCTUnwrap(ok["pages"] as? [[String: Any]])
+        XCTAssertEqual(pages.map { $0["file"] as? String }, (1...3).map { "\(dir)/out/page-00\($0).png" })
+        XCTAssertEqual(ok["written"] as? Int, 3)
+        // A broken page: errors carry the page number and the file as the user can open it.
+        let doc = try Repo.copySample(to: dir)
+        let secondID = "18F11DB2-B3C4-483E-9431-7067815DC72E"
+        try Data("{\"format\":1,\"elements\":[{]}".utf8).write(to: URL(fileURLWithPath: doc + "/pages/\(secondID).content"))
+        let run = CLIRun(["export", "--json", doc, "--scale", "0.2", "-o", dir + "/broken"])
+        XCTAssertEqual(run.status, ExitStatus.failure)
+        XCTAssertEqual(run.err, "", "nothing but the document with --json")
+        let failed = try document(run)
+        XCTAssertEqual(failed["failed"] as? Int, 1)
+        let error = try XCTUnwrap(errors(failed).first)
+        XCTAssertEqual(error["page"] as? Int, 2)
+        XCTAssertEqual(error["code"] as? String, "json")
+        XCTAssertEqual(error["file"] as? String, "\(doc)/pages/\(secondID).content")
+        // -o - and --json would both write to standard output.
+        XCTAssertEqual(try document(CLIRun(["export", "--json", doc, "--pages", "1", "-o", "-"]))["status"] as? Int, 2)
+    }
+
+    func testThumbnailsCountsABrokenDocumentAsFailed() throws {
+        let good = try Repo.copySample(to: dir)
+        try FileManager.default.createDirectory(atPath: dir + "/bad.lnote", withIntermediateDirectories: true)
+        try Data("not json".utf8).write(to: URL(fileURLWithPath: dir + "/bad.lnote/document.json"))
+        let run = CLIRun(["thumbnails", "--json", dir])
+        XCTAssertEqual(run.status, ExitStatus.failure)
+        let json = try document(run)
+        let total = try XCTUnwrap(json["total"] as? [String: Any])
+        XCTAssertEqual(total["failed"] as? Int, 1)
+        XCTAssertEqual(total["failedDocuments"] as? Int, 1)
+        let documents = try XCTUnwrap(json["documents"] as? [[String: Any]])
+        let bad = try XCTUnwrap(documents.first { ($0["path"] as? String)?.hasSuffix("bad.lnote") == true })
+        XCTAssertEqual(bad["failed"] as? Int, 1)
+        XCTAssertEqual(bad["ok"] as? Bool, false)
+        XCTAssertEqual(documents.first { $0["path"] as? String == good }?["rendered"] as? Int, 3)
+        XCTAssertEqual(errors(json).first?["file"] as? String, dir + "/bad.lnote/document.json")
+    }
+
+    func testCheckGCCompactAndDiffJSON() throws {
+        let doc = try Repo.copySample(to: dir)
+        let check = try document(CLIRun(["check", "--json", doc]))
+        XCTAssertTrue(warnings(check).contains { $0["code"] as? String == "missing-thumbnail" }, "\(check)")
+        XCTAssertEqual((check["documents"] as? [[String: Any]])?.first?["path"] as? String, doc)
+        let gc = try document(CLIRun(["gc", "--json", "--dry-run", doc]))
+        XCTAssertEqual((gc["documents"] as? [[String: Any]])?.first?["wouldDelete"] as? [String], [])
+        let compact = try document(CLIRun(["compact", "--json", doc]))
+        XCTAssertNotNil((compact["documents"] as? [[String: Any]])?.first?["compacted"] as? [Any])
+        let missing = try document(CLIRun(["gc", "--json", dir + "/none.lnote"]))
+        XCTAssertEqual(errors(missing).first?["code"] as? String, "missing")
+        let diff = try document(CLIRun(["diff", "--json", dir + "/x.png", dir + "/y.png"]))
+        XCTAssertEqual(diff["status"] as? Int, Int(ExitStatus.cannotCompare))
+        let watch = try document(CLIRun(["watch", "--json", dir + "/not-there"]))
+        XCTAssertEqual(errors(watch).first?["code"] as? String, "not-a-directory")
+    }
+
+    /// Every code the CLI can report is listed in the README's table of codes.
+    func testEveryCodeIsDocumentedInTheREADME() throws {
+        let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
+        guard let start = readme.range(of: "## Error and warning codes") else { return XCTFail("README lacks the codes section") }
+        let section = String(readme[start.upperBound...].components(separatedBy: "\n## ").first ?? "")
+        var codes = Set<String>()
+        let sources = try FileManager.default.subpathsOfDirectory(atPath: Repo.root + "/Sources")
+            .filter { $0.hasSuffix(".swift") && !$0.hasPrefix("LNoteRaster/") }
+        // Where codes are written: `rule:`/`code:` arguments, the parsers' fail/invalid/warn
+        // helpers, check's add(...), the journal's and range rules' returns, and the CLI's
+        // (code, message) pairs.
+        let patterns = [#"rule: "([a-z0-9-]+)""#, #"code: "([a-z0-9-]+)""#, #"(?:fail|invalid|warn)\("([a-z0-9-]+)""#,
+                        #"add\(\.(?:warning|error), [^,]+, "([a-z0-9-]+)""#, #"return "(journal-[a-z]+|[a-z]+-range)""#,
+                        #"\("([a-z-]+)", "[a-z]"#]
+        for path in sources {
+            let text = try String(contentsOfFile: Repo.root + "/Sources/" + path, encoding: .utf8)
+            for pattern in patterns {
+                let regex = try NSRegularExpression(pattern: pattern)
+                for m in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    codes.insert(String(text[Range(m.range(at: 1), in: text)!]))
+                }
+            }
+        }
+        XCTAssertGreaterThan(codes.count, 80, "the patterns no longer find the codes")
+        for code in codes.sorted() {
+            XCTAssertTrue(section.contains("`\(code)`"), "README's codes section lacks `\(code)`")
+        }
+    }
+}
