@@ -8,13 +8,16 @@ enum ThumbnailsCommand {
         discussion: """
             Each PATH is a .lnote package or a directory searched for them. A page is re-rendered only when
             its content, journal, entry in document.json, an image it shows, the renderer version or the
-            thumbnail settings changed; a run with nothing changed writes nothing.
+            thumbnail settings changed; a run with nothing changed writes nothing. A page whose files all
+            keep the stamps (device, inode, size, mtime and ctime) recorded when they were last hashed is
+            trusted without reading them; --verify reads and hashes everything.
             """,
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
         options: [
             .value("width", "W", help: "Thumbnail width in pixels (default 320)."),
             .value("quality", "Q", help: "JPEG quality 1-100 (default 80)."),
             .flag("force", help: "Re-render every page."),
+            .flag("verify", help: "Read and hash every input, trusting no recorded file stamp."),
             .value("jobs", short: "j", "N", help: "Worker threads (default: the number of cores)."),
             .flag("json", help: "Print the summary as one JSON object."),
             .flag("quiet", short: "q", help: "Print only failures and the total."),
@@ -25,7 +28,8 @@ enum ThumbnailsCommand {
             width: try args.int("width", in: 16...4096) ?? 320,
             quality: try args.int("quality", in: 1...100) ?? 80,
             force: args.flag("force"),
-            jobs: try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount)
+            jobs: try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
+            verify: args.flag("verify"))
         let regenerator = ThumbnailRegenerator(settings: settings, rendererVersion: LNoteTool.version)
         let reports = regenerator.regenerate(paths: args.positionals)
         return report(reports, json: args.flag("json"), quiet: args.flag("quiet"), console: console)
@@ -39,7 +43,7 @@ enum ThumbnailsCommand {
             console.print(JSONOutput.object([
                 ("documents", .array(reports.map { r in
                     .object([("path", .string(r.path)), ("title", .optional(r.title)), ("rendered", .int(r.rendered)),
-                             ("upToDate", .int(r.upToDate)), ("removed", .int(r.removed)), ("failed", .int(r.failed)),
+                             ("upToDate", .int(r.upToDate)), ("trustedByStat", .int(r.trustedByStat)), ("removed", .int(r.removed)), ("failed", .int(r.failed)),
                              ("manifest", .string(r.manifest.rawValue)), ("errors", .array(r.errors.map { .string($0) }))])
                 })),
                 ("total", .object([("documents", .int(reports.count)), ("failedDocuments", .int(failedDocuments)),

@@ -14,13 +14,16 @@ public struct ThumbnailSettings: Sendable, Equatable {
     public var force = false
     /// Worker threads; output is identical whatever the count.
     public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// Read and hash every input, even where the stat index vouches for it (`StatIndex`).
+    public var verify = false
 
     public init(width: Int = 320, quality: Int = 80, force: Bool = false,
-                jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+                jobs: Int = ProcessInfo.processInfo.activeProcessorCount, verify: Bool = false) {
         self.width = width
         self.quality = quality
         self.force = force
         self.jobs = max(1, jobs)
+        self.verify = verify
     }
 }
 
@@ -38,6 +41,8 @@ public struct DocumentRegeneration: Sendable {
     public var title: String?
     public var rendered = 0
     public var upToDate = 0
+    /// Of `upToDate`, the pages found so from their files' stamps alone, without reading them.
+    public var trustedByStat = 0
     public var removed = 0
     public var failed = 0
     public var manifest: ManifestOutcome = .skipped
@@ -56,6 +61,12 @@ public struct DocumentRegeneration: Sendable {
 /// fingerprint is stored in the thumbnail itself (a JPEG comment), so thumbnail and fingerprint
 /// are always replaced together, atomically. A run with nothing changed reads sources and
 /// thumbnail headers and writes nothing.
+///
+/// Before any of that, a stat index (`StatIndex`, in `thumbnails/`) is consulted: a page whose
+/// content, journal, thumbnail and assets all still have the stamps recorded when they were last
+/// read and found consistent is up to date without a read. Anything in doubt is read and
+/// hashed as above; `settings.verify` always does. A run with nothing changed then costs a few
+/// stats per page, and writes the index only when its records changed.
 public final class ThumbnailRegenerator: @unchecked Sendable {
     public let settings: ThumbnailSettings
     public let rendererVersion: String
@@ -90,32 +101,41 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             reports.append(report)
         }
 
-        // Every page of every document is one job; results land in fixed slots, so the outcome
-        // does not depend on scheduling.
+        // The stat check first, a document at a time: pages it vouches for are done.
+        var results: [[PageResult?]] = plans.map { plan in
+            settings.force || settings.verify ? Array(repeating: nil, count: plan.pageEntries.count) : trustedByStat(plan)
+        }
+
+        // Every other page of every document is one job; results land in fixed slots, so the
+        // outcome does not depend on scheduling.
         let documents = plans
-        let jobs = documents.enumerated().flatMap { d, plan in plan.pageEntries.indices.map { (d, $0) } }
-        let outcomes = ResultSlots<PageOutcome>(count: jobs.count, initial: .upToDate)
+        let jobs = results.enumerated().flatMap { d, pages in pages.indices.filter { pages[$0] == nil }.map { (d, $0) } }
+        let outcomes = ResultSlots<PageResult>(count: jobs.count, initial: PageResult(outcome: .upToDate))
         WorkerPool.run(jobs: jobs.count, workers: settings.jobs, context: { AssetCache(budgetBytes: 256 << 20) }) { j, assets in
             let (d, p) = jobs[j]
             outcomes[j] = self.refresh(page: documents[d].pageEntries[p], of: documents[d], assets: assets)
         }
+        for (j, (d, p)) in jobs.enumerated() { results[d][p] = outcomes[j] }
 
-        for (j, (d, _)) in jobs.enumerated() {
-            let r = plans[d].reportIndex
-            switch outcomes[j] {
-            case .rendered: reports[r].rendered += 1
-            case .upToDate: reports[r].upToDate += 1
-            case .failed(let message): reports[r].failed += 1; reports[r].errors.append(message)
+        for (d, plan) in plans.enumerated() {
+            let r = plan.reportIndex
+            for result in results[d] {
+                switch result!.outcome {
+                case .rendered: reports[r].rendered += 1
+                case .upToDate: reports[r].upToDate += 1
+                case .failed(let message): reports[r].failed += 1; reports[r].errors.append(message)
+                }
+                if result!.trustedByStat { reports[r].trustedByStat += 1 }
             }
         }
-        for plan in plans {
+        for (d, plan) in plans.enumerated() {
             // A page whose entry in document.json is invalid fails like any other page: it has
             // no thumbnail, and the run must not report the document as fine.
             for case .invalid(_, _, let error) in plan.package.pages {
                 reports[plan.reportIndex].failed += 1
                 reports[plan.reportIndex].errors.append("\(plan.package.path): \(error)")
             }
-            finish(plan, report: &reports[plan.reportIndex])
+            finish(plan, records: results[d].map { $0!.record }, report: &reports[plan.reportIndex])
         }
         return reports
     }
@@ -128,6 +148,23 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         let reportIndex: Int
         /// Hashes of asset files, computed once per run and shared by the document's pages.
         let assetHashes = AssetHashes()
+        /// The stat index as found, and its text (so an unchanged one is not rewritten).
+        let previous: (index: StatIndex, text: String)?
+        /// When the document's processing began (wall clock), and the stamps of pages/ and
+        /// assets/ then: taken before any file in them is read, so a change made during the run
+        /// shows as a different stamp next time.
+        let startedNs: Int64
+        let pagesDirectory: FileStamp?
+        let assetsDirectory: FileStamp?
+
+        init(package: LNotePackage, reportIndex: Int) {
+            self.package = package
+            self.reportIndex = reportIndex
+            startedNs = FileStamp.nowNs()
+            pagesDirectory = FileIO.stamps(of: [], in: LNotePackage.pagesDirectory, under: package.path).directory
+            assetsDirectory = FileIO.stamps(of: [], in: LNotePackage.assetsDirectory, under: package.path).directory
+            previous = StatIndex.load(package)
+        }
 
         var pageEntries: [PageEntry] { package.document.validPages }
     }
@@ -137,16 +174,89 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         case failed(String)
     }
 
-    /// Brings one page's thumbnail up to date.
-    private func refresh(page entry: PageEntry, of plan: DocumentPlan, assets: AssetCache) -> PageOutcome {
+    /// What became of one page, and the index record that vouches for it next time (nil when
+    /// none can: it was just rendered, failed, or one of its stamps had not settled).
+    struct PageResult: Sendable {
+        var outcome: PageOutcome
+        var record: StatIndex.Page? = nil
+        var trustedByStat = false
+    }
+
+    // MARK: the stat check
+
+    /// For each page of the document, a result when the stat index vouches for it: its entry and
+    /// the settings give the recorded key, its content and journal resolve to the recorded files
+    /// with the recorded stamps, its thumbnail has its recorded stamp, and every asset it shows
+    /// still has the recorded hash (assets with their recorded stamps are not read for that).
+    func trustedByStat(_ plan: DocumentPlan) -> [PageResult?] {
+        let entries = plan.pageEntries
+        guard let index = plan.previous?.index else { return Array(repeating: nil, count: entries.count) }
+        let package = plan.package
+        let candidates: [StatIndex.Page?] = entries.map { entry in
+            index.pages[entry.id.canonical].flatMap { $0.entryKey == entryKey(entry) ? $0 : nil }
+        }
+        func name(_ relative: String) -> String { AtomicFile.split(relative).name }
+
+        // Assets with their recorded stamps keep their recorded hashes. One found under another
+        // spelling of its name counts only while assets/ lists the same names.
+        let assetNames = index.assets.sorted { $0.key < $1.key }
+        let assetStamps = FileIO.stamps(of: assetNames.map { name($0.value.file) }, in: LNotePackage.assetsDirectory, under: package.path)
+        let assetsUnchanged = assetStamps.directory != nil && assetStamps.directory == index.assetsDirectory
+        for ((key, record), stamp) in zip(assetNames, assetStamps.entries) where stamp == record.stamp {
+            if record.file == "\(LNotePackage.assetsDirectory)/\(key)" || assetsUnchanged { plan.assetHashes.prime(key, record) }
+        }
+
+        // pages/ and thumbnails/: one open each, one fstatat per recorded file.
+        var pageNames: [String] = []
+        for c in candidates.compactMap({ $0 }) { pageNames += [name(c.contentFile)] + (c.journalFile.map { [name($0)] } ?? []) }
+        let pageStamps = FileIO.stamps(of: pageNames, in: LNotePackage.pagesDirectory, under: package.path)
+        let stampOf = Dictionary(zip(pageNames, pageStamps.entries), uniquingKeysWith: { a, _ in a })
+        let thumbnailStamps = FileIO.stamps(of: entries.map { name(LNotePackage.thumbnailPath(for: $0.id)) },
+                                            in: LNotePackage.thumbnailsDirectory, under: package.path).entries
+        // While pages/ holds the same names, each page's files resolve as they did; otherwise
+        // they are resolved again from one listing (a journal may have appeared).
+        let pagesUnchanged = pageStamps.directory != nil && pageStamps.directory == index.pagesDirectory
+        var listing: (names: [String], exact: Set<String>)? = nil
+        if !pagesUnchanged, candidates.contains(where: { $0 != nil }) {
+            guard let names = try? package.entries(of: LNotePackage.pagesDirectory).map(\.name) else {
+                return Array(repeating: nil, count: entries.count)
+            }
+            listing = (names, Set(names))
+        }
+
+        return zip(entries, candidates).enumerated().map { p, pair -> PageResult? in
+            let (entry, candidate) = pair
+            guard let c = candidate, thumbnailStamps[p] == c.thumbnail, stampOf[name(c.contentFile)] == c.content else { return nil }
+            if let journalFile = c.journalFile, stampOf[name(journalFile)] != c.journal { return nil }
+            if let listing {
+                guard LNotePackage.pageFile(entry.id, extension: "content", inListing: listing.names, exactNames: listing.exact) == c.contentFile,
+                      LNotePackage.pageFile(entry.id, extension: "journal", inListing: listing.names, exactNames: listing.exact) == c.journalFile
+                else { return nil }
+            }
+            guard c.assets.allSatisfy({ plan.assetHashes.hash(of: $0.name, in: package) == $0.hash }) else { return nil }
+            return PageResult(outcome: .upToDate, record: c, trustedByStat: true)
+        }
+    }
+
+    /// Brings one page's thumbnail up to date, reading and hashing its inputs.
+    private func refresh(page entry: PageEntry, of plan: DocumentPlan, assets: AssetCache) -> PageResult {
         let package = plan.package
         let thumbnail = LNotePackage.thumbnailPath(for: entry.id)
+        let startedNs = FileStamp.nowNs()
         do throws(LNoteError) {
-            let source = try package.readPageSource(entry)
+            let (source, contentStamp, journalStamp) = try package.readPageSourceAndStamps(entry)
             let inputs = inputsHash(entry: entry, source: source)
-            if !settings.force,
-               status(of: entry, source: source, inputs: inputs, in: package, assetHashes: plan.assetHashes) == .upToDate {
-                return .upToDate
+            if !settings.force {
+                let check = self.check(entry, source: source, inputs: inputs, in: package, assetHashes: plan.assetHashes)
+                if check.status == .upToDate {
+                    // Recorded only when every stamp had settled before the reads began.
+                    var record: StatIndex.Page? = nil
+                    if let stamp = check.thumbnail, ([contentStamp, stamp] + (journalStamp.map { [$0] } ?? [])).allSatisfy({ $0.isSettled(at: startedNs) }) {
+                        record = StatIndex.Page(entryKey: entryKey(entry), contentFile: source.contentFile, content: contentStamp,
+                                                journalFile: source.journalFile, journal: journalStamp, thumbnail: stamp, assets: check.assets)
+                    }
+                    return PageResult(outcome: .upToDate, record: record)
+                }
             }
             let page = try package.loadPage(entry, from: source)
             let options = RenderOptions(size: .width(settings.width))
@@ -162,24 +272,38 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                 throw LNoteError(.invalid, file: thumbnail, rule: "encode", message: error.description)
             }
             try package.writeThumbnail(jpeg, for: entry.id)
-            return .rendered
+            return PageResult(outcome: .rendered)
         } catch {
-            return .failed("\(package.path): \(error)")
+            return PageResult(outcome: .failed("\(package.path): \(error)"))
         }
     }
 
     /// After the pages: stale thumbnails and stray temporary files removed, the manifest
-    /// brought in line with document.json once its cover exists.
-    private func finish(_ plan: DocumentPlan, report: inout DocumentRegeneration) {
+    /// brought in line with document.json once its cover exists, the stat index written when
+    /// its records changed.
+    private func finish(_ plan: DocumentPlan, records: [StatIndex.Page?], report: inout DocumentRegeneration) {
         let package = plan.package
         do throws(LNoteError) {
             // The same rule as `gc` for thumbnails and temporary files (assets are left alone).
-            let plan = try GarbageCollector.plan(package, includeAssets: false)
-            report.removed += try GarbageCollector.run(plan, on: package).count
+            let gc = try GarbageCollector.plan(package, includeAssets: false)
+            report.removed += try GarbageCollector.run(gc, on: package).count
             report.manifest = try updateManifest(package)
+            try writeStatIndex(plan, records: records)
         } catch {
             report.errors.append("\(package.path): \(error)")
         }
+    }
+
+    private func writeStatIndex(_ plan: DocumentPlan, records: [StatIndex.Page?]) throws(LNoteError) {
+        var index = StatIndex()
+        index.pagesDirectory = plan.pagesDirectory.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil }
+        index.assetsDirectory = plan.assetsDirectory.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil }
+        for (entry, record) in zip(plan.pageEntries, records) { index.pages[entry.id.canonical] = record }
+        index.assets = plan.assetHashes.settledRecords
+        let text = index.text
+        guard text != plan.previous?.text, !(index.isEmpty && plan.previous == nil),
+              FileIO.kind(atPath: plan.package.absolutePath(LNotePackage.thumbnailsDirectory)) == .directory else { return }
+        try AtomicFile.write(Array(text.utf8), relative: StatIndex.relativePath, under: plan.package.path)
     }
 
     private func updateManifest(_ package: LNotePackage) throws(LNoteError) -> DocumentRegeneration.ManifestOutcome {
@@ -198,10 +322,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
     /// are only known after parsing, so they are listed and checked separately).
     func inputsHash(entry: PageEntry, source: PageSource) -> String {
         var h = ContentHasher()
-        h.combine("lnote-render \(rendererVersion)")
-        h.combine("w\(settings.width) q\(settings.quality)")
-        let bg = entry.background
-        h.combine("\(entry.width)x\(entry.height) \(bg.color.hexString) \(bg.template.rawValue) \(bg.spacing) \(bg.lineColor.hexString)")
+        combineEntry(entry, into: &h)
         h.combine(source.content)
         if let journal = source.journal {
             h.combine("journal")
@@ -209,6 +330,22 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         } else {
             h.combine("no journal")
         }
+        return h.finalize()
+    }
+
+    /// The renderer version, the settings and the page's entry in document.json: what
+    /// `inputsHash` covers besides the page's files.
+    private func combineEntry(_ entry: PageEntry, into h: inout ContentHasher) {
+        h.combine("lnote-render \(rendererVersion)")
+        h.combine("w\(settings.width) q\(settings.quality)")
+        let bg = entry.background
+        h.combine("\(entry.width)x\(entry.height) \(bg.color.hexString) \(bg.template.rawValue) \(bg.spacing) \(bg.lineColor.hexString)")
+    }
+
+    /// The stat index's key for a page: everything its thumbnail depends on but its files.
+    func entryKey(_ entry: PageEntry) -> String {
+        var h = ContentHasher()
+        combineEntry(entry, into: &h)
         return h.finalize()
     }
 
@@ -227,18 +364,26 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
 
     func status(of entry: PageEntry, source: PageSource, inputs: String, in package: LNotePackage,
                 assetHashes: AssetHashes) -> ThumbnailStatus {
+        check(entry, source: source, inputs: inputs, in: package, assetHashes: assetHashes).status
+    }
+
+    /// `status`, with what an up-to-date thumbnail vouches for: the assets the page shows with
+    /// their hashes, and the stamp of the thumbnail file whose fingerprint was read.
+    func check(_ entry: PageEntry, source: PageSource, inputs: String, in package: LNotePackage,
+               assetHashes: AssetHashes) -> (status: ThumbnailStatus, assets: [Fingerprint.Asset], thumbnail: FileStamp?) {
         let file = LNotePackage.thumbnailPath(for: entry.id)
-        guard FileIO.kind(atPath: package.absolutePath(file)) == .regular else { return .missing }
-        guard let stored = storedFingerprint(file, in: package), stored.inputs == inputs else { return .stale }
+        guard FileIO.kind(atPath: package.absolutePath(file)) == .regular else { return (.missing, [], nil) }
+        guard let (stored, stamp) = storedFingerprint(file, in: package), stored.inputs == inputs else { return (.stale, [], nil) }
         switch stored.assets {
         case .listed(let assets):
-            return assets.allSatisfy({ assetHashes.hash(of: $0.name, in: package) == $0.hash }) ? .upToDate : .stale
+            let current = assets.allSatisfy({ assetHashes.hash(of: $0.name, in: package) == $0.hash })
+            return current ? (.upToDate, assets, stamp) : (.stale, [], nil)
         case .digest:
             // The list was too long to store. The same inputs are the same page, showing the same
             // assets: parse it to name them again, and compare their current hashes by digest.
-            guard let page = try? package.loadPage(entry, from: source) else { return .stale }
-            let current = Fingerprint(inputs: inputs, assets: shownAssets(page, in: package, assetHashes: assetHashes))
-            return current == stored ? .upToDate : .stale
+            guard let page = try? package.loadPage(entry, from: source) else { return (.stale, [], nil) }
+            let assets = shownAssets(page, in: package, assetHashes: assetHashes)
+            return Fingerprint(inputs: inputs, assets: assets) == stored ? (.upToDate, assets, stamp) : (.stale, [], nil)
         }
     }
 
@@ -251,14 +396,15 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         return shown.map { Fingerprint.Asset(name: $0, hash: assetHashes.hash(of: $0, in: package)) }
     }
 
-    /// The fingerprint stored in thumbnail `file` (package-relative), or nil when there is no
-    /// readable one.
-    func storedFingerprint(_ file: String, in package: LNotePackage) -> Fingerprint? {
+    /// The fingerprint stored in thumbnail `file` (package-relative) and the stamp of the file it
+    /// was read from, or nil when there is no readable one.
+    func storedFingerprint(_ file: String, in package: LNotePackage) -> (Fingerprint, FileStamp)? {
         // Only the header is needed; a JPEG's COM marker comes before the image data, and
         // thumbnails are small.
-        guard let bytes = try? FileIO.readRegularFile(relative: file, under: package.path, display: file, maxBytes: 16 << 20),
-              let comment = JPEGCodec.readComment(bytes) else { return nil }
-        return Fingerprint(text: String(decoding: comment, as: UTF8.self))
+        guard let (bytes, stamp) = try? FileIO.readRegularFileAndStamp(relative: file, under: package.path, display: file, maxBytes: 16 << 20),
+              let comment = JPEGCodec.readComment(bytes),
+              let fingerprint = Fingerprint(text: String(decoding: comment, as: UTF8.self)) else { return nil }
+        return (fingerprint, stamp)
     }
 }
 
@@ -333,12 +479,19 @@ struct Fingerprint: Equatable, Sendable {
     }
 }
 
-/// Hashes of a document's asset files, each computed at most once per run.
+/// Hashes of a document's asset files, each computed at most once per run, and the stat-index
+/// records of those whose stamps settled (or that the index already vouched for).
 public final class AssetHashes: @unchecked Sendable {
     private var cache: [String: String] = [:]
+    private var records: [String: StatIndex.Asset] = [:]
     private let lock = NSLock()
 
     public init() {}
+
+    /// Takes the hash of asset `key` (lower-cased name) from a record whose stamp still matches.
+    func prime(_ key: String, _ record: StatIndex.Asset) {
+        lock.lock(); cache[key] = record.hash; records[key] = record; lock.unlock()
+    }
 
     /// The hash of the asset's bytes, or "missing" when it cannot be read (so an asset that
     /// appears later makes the page re-render).
@@ -347,8 +500,21 @@ public final class AssetHashes: @unchecked Sendable {
         lock.lock()
         if let known = cache[key] { lock.unlock(); return known }
         lock.unlock()
-        let value = (try? package.readAsset(name)).map(ContentHasher.hash) ?? "missing"
-        lock.lock(); cache[key] = value; lock.unlock()
+        let startedNs = FileStamp.nowNs()
+        guard let (bytes, file, stamp) = try? package.readAssetAndStamp(name) else {
+            lock.lock(); cache[key] = "missing"; lock.unlock()
+            return "missing"
+        }
+        let value = ContentHasher.hash(bytes)
+        lock.lock()
+        cache[key] = value
+        if stamp.isSettled(at: startedNs) { records[key] = StatIndex.Asset(file: file, stamp: stamp, hash: value) }
+        lock.unlock()
         return value
+    }
+
+    var settledRecords: [String: StatIndex.Asset] {
+        lock.lock(); defer { lock.unlock() }
+        return records
     }
 }
