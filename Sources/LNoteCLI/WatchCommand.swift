@@ -7,7 +7,8 @@ enum WatchCommand {
     static let spec = CommandSpec(
         name: "watch", abstract: "Watch a library and regenerate a document's thumbnails after it changes.",
         discussion: """
-            Runs until interrupted (Ctrl-C). Uses inotify, or polling where inotify is unavailable. A document
+            Runs until interrupted (Ctrl-C). Uses inotify, or polling where inotify is unavailable; past the
+            inotify watch limit (fs.inotify.max_user_watches) it says so and polls the packages it could not watch. A document
             is regenerated once its files have been quiet for the debounce time.
             """,
         positionals: [PositionalSpec("LIBRARY", help: "A directory holding .lnote packages.")],
@@ -35,7 +36,8 @@ enum WatchCommand {
 
         // Bring everything up to date first, then follow changes.
         _ = ThumbnailsCommand.report(regenerator.regenerate(paths: [library]), json: false, quiet: true, console: console)
-        let watcher = LibraryWatcher(root: URL(fileURLWithPath: library), debounce: debounce) { package in
+        let watcher = LibraryWatcher(root: URL(fileURLWithPath: library), debounce: debounce,
+                                     onNotice: { console.error("warning: \($0)") }) { package in
             let exists = FileManager.default.fileExists(atPath: package.path)
             guard exists else {
                 console.print("removed: \(package.path)")
