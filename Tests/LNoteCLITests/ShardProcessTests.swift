@@ -2,8 +2,8 @@ import Foundation
 import LNoteFormat
 import XCTest
 
-/// `thumbnails --shard`: N real processes at once on one library, each with the variables
-/// exactly as its job engine sets them.
+/// `thumbnails --shard`: N real processes at once on one library, each started as the files in
+/// tools/engines/ start it, with the variables exactly as its job engine sets them.
 final class ShardProcessTests: XCTestCase {
     var dir = ""
 
@@ -58,20 +58,69 @@ final class ShardProcessTests: XCTestCase {
         return library
     }
 
-    /// The variables each engine sets in task `i` of an array of `n`, and any arguments the
-    /// engine's files (tools/engines/) pass with them.
-    static let engines: [(name: String, environment: @Sendable (Int, Int) -> [String: String], extra: [String])] = [
+    /// The variables each engine sets in task `i` of an array of `n`.
+    static let engines: [(name: String, environment: @Sendable (Int, Int) -> [String: String])] = [
         // sbatch --array=4-6: task ids 4, 5, 6 (Slurm sets these and more).
         ("slurm", { i, n in ["SLURM_JOB_ID": String(7000 + i), "SLURM_ARRAY_JOB_ID": "7000", "SLURM_ARRAY_TASK_ID": String(4 + i),
                              "SLURM_ARRAY_TASK_MIN": "4", "SLURM_ARRAY_TASK_MAX": String(4 + n - 1),
-                             "SLURM_ARRAY_TASK_COUNT": String(n), "SLURM_ARRAY_TASK_STEP": "1"] }, []),
+                             "SLURM_ARRAY_TASK_COUNT": String(n), "SLURM_ARRAY_TASK_STEP": "1", "SLURM_CPUS_PER_TASK": "1"] }),
         ("aws-batch", { i, n in ["AWS_BATCH_JOB_ID": "0a1b2c3d-4e5f:\(i)", "AWS_BATCH_JOB_ARRAY_INDEX": String(i),
                                  "AWS_BATCH_JOB_ARRAY_SIZE": String(n), "AWS_BATCH_JOB_ATTEMPT": "1",
-                                 "AWS_BATCH_JQ_NAME": "lnote", "AWS_BATCH_CE_NAME": "lnote-ce"] }, []),
+                                 "AWS_BATCH_JQ_NAME": "lnote", "AWS_BATCH_CE_NAME": "lnote-ce"] }),
         // An Indexed Job sets JOB_COMPLETION_INDEX only; the manifest passes the count.
         ("kubernetes", { i, n in ["JOB_COMPLETION_INDEX": String(i), "HOSTNAME": "lnote-thumbnails-\(i)-x7k2p",
-                                  "LNOTE_SHARD_COUNT": String(n)] }, ["--shard-count-env", "LNOTE_SHARD_COUNT"]),
+                                  "LNOTE_SHARD_COUNT": String(n)] }),
     ]
+
+    /// The command each engine's file in tools/engines/ runs, for a library at `library`: the
+    /// sbatch script itself; the container command of the AWS Batch job definition and of the
+    /// Kubernetes manifest, with the volume's mount point replaced by `library`.
+    func engineCommand(_ engine: String, library: String) throws -> [String] {
+        let files = Repo.root + "/tools/engines/"
+        let binary = try binary("lnote-render")
+        func container(_ command: [String]) -> [String] {
+            command.map { $0 == "lnote-render" ? binary : $0 == "/library" ? library : $0 }
+        }
+        switch engine {
+        case "slurm":
+            return ["/bin/bash", files + "slurm-array.sbatch", library]
+        case "aws-batch":
+            let definition = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: files + "aws-batch-job-definition.json"))) as? [String: Any])
+            let command = try XCTUnwrap((definition["containerProperties"] as? [String: Any])?["command"] as? [String])
+            return container(command)
+        default:
+            let manifest = try String(contentsOfFile: files + "kubernetes-indexed-job.yaml", encoding: .utf8)
+            func line(_ prefix: String) throws -> String {
+                try XCTUnwrap(manifest.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix(prefix) },
+                              "no \(prefix) in the manifest").dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+            }
+            // The count the pods are told is the Job's number of completions.
+            let completions = try line("completions:")
+            let lines = manifest.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let countLine = try XCTUnwrap(lines.firstIndex(of: "- name: LNOTE_SHARD_COUNT"))
+            XCTAssertEqual(lines[countLine + 1], "value: \"\(completions)\"", "LNOTE_SHARD_COUNT must equal completions")
+            let command = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try line("command:").utf8)) as? [String])
+            return container(command)
+        }
+    }
+
+    /// Starts `command` with exactly `environment` plus PATH and HOME.
+    func start(command: [String], environment: [String: String]) throws -> () -> (status: Int32, out: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: command[0])
+        p.arguments = Array(command.dropFirst())
+        p.environment = environment.merging(["PATH": "/usr/bin:/bin", "HOME": dir, "LNOTE_RENDER": try binary("lnote-render")]) { a, _ in a }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        return {
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            _ = err.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+    }
 
     func testConcurrentShardsDoEveryDocumentOnceAsEachEngineNumbersThem() throws {
         let original = try generateLibrary(documents: 11)
@@ -81,12 +130,11 @@ final class ShardProcessTests: XCTestCase {
         })
         let n = 3
         var explicitShares: [[String]] = []
-        for (engine, environment, extra) in Self.engines {
+        for (engine, environment) in Self.engines {
             let library = dir + "/" + engine
             try FileManager.default.copyItem(atPath: original, toPath: library)
-            let waits = try (0..<n).map { i in
-                try start(["thumbnails", library, "--shard", "auto", "--json", "-j", "1"] + extra, environment: environment(i, n))
-            }
+            let command = try engineCommand(engine, library: library)
+            let waits = try (0..<n).map { i in try start(command: command, environment: environment(i, n)) }
             let results = try waits.map { wait -> [String: Any] in
                 let (status, out) = wait()
                 XCTAssertEqual(status, 0, "\(engine): \(out)")
