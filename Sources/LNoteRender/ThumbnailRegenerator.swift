@@ -148,8 +148,8 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         let reportIndex: Int
         /// Hashes of asset files, computed once per run and shared by the document's pages.
         let assetHashes = AssetHashes()
-        /// The stat index as found, and its text (so an unchanged one is not rewritten).
-        let previous: (index: StatIndex, text: String)?
+        /// The stat index as found (an unchanged one is not rewritten).
+        let previous: StatIndex?
         /// When the document's processing began (wall clock), and the stamps of pages/ and
         /// assets/ then: taken before any file in them is read, so a change made during the run
         /// shows as a different stamp next time.
@@ -190,12 +190,17 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
     /// still has the recorded hash (assets with their recorded stamps are not read for that).
     func trustedByStat(_ plan: DocumentPlan) -> [PageResult?] {
         let entries = plan.pageEntries
-        guard let index = plan.previous?.index else { return Array(repeating: nil, count: entries.count) }
+        guard let index = plan.previous else { return Array(repeating: nil, count: entries.count) }
         let package = plan.package
         let candidates: [StatIndex.Page?] = entries.map { entry in
             index.pages[entry.id.canonical].flatMap { $0.entryKey == entryKey(entry) ? $0 : nil }
         }
-        func name(_ relative: String) -> String { AtomicFile.split(relative).name }
+        // The name after the last "/", found in the UTF-8 view: Character-based splitting was a
+        // sixth of a no-op run.
+        func name(_ relative: String) -> String {
+            guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relative }
+            return String(relative[relative.utf8.index(after: slash)...])
+        }
 
         // Assets with their recorded stamps keep their recorded hashes. One found under another
         // spelling of its name counts only while assets/ lists the same names.
@@ -300,10 +305,9 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         index.assetsDirectory = plan.assetsDirectory.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil }
         for (entry, record) in zip(plan.pageEntries, records) { index.pages[entry.id.canonical] = record }
         index.assets = plan.assetHashes.settledRecords
-        let text = index.text
-        guard text != plan.previous?.text, !(index.isEmpty && plan.previous == nil),
+        guard index != plan.previous, !(index.isEmpty && plan.previous == nil),
               FileIO.kind(atPath: plan.package.absolutePath(LNotePackage.thumbnailsDirectory)) == .directory else { return }
-        try AtomicFile.write(Array(text.utf8), relative: StatIndex.relativePath, under: plan.package.path)
+        try AtomicFile.write(Array(index.text.utf8), relative: StatIndex.relativePath, under: plan.package.path)
     }
 
     private func updateManifest(_ package: LNotePackage) throws(LNoteError) -> DocumentRegeneration.ManifestOutcome {

@@ -243,7 +243,14 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         let pkg = try TestPackage.make(in: dir)
         try regenerateUntilTrusted(pkg)
         let index = try XCTUnwrap(StatIndex.load(try LNotePackage.open(at: URL(fileURLWithPath: pkg.path))))
-        XCTAssertEqual(index.index.pages.count, 3)
+        XCTAssertEqual(index.pages.count, 3)
+        // Its text reads back as itself; anything torn or altered reads as no index at all.
+        let text = Array(index.text.utf8)
+        XCTAssertEqual(StatIndex(bytes: text), index)
+        XCTAssertNil(StatIndex(bytes: Array(text.dropLast())))
+        XCTAssertNil(StatIndex(bytes: Array(text.prefix(text.count / 2))))
+        XCTAssertNil(StatIndex(bytes: Array(index.text.replacingOccurrences(of: "lnote-render-stat-index 1", with: "lnote-render-stat-index 2").utf8)))
+        XCTAssertNil(StatIndex(bytes: Array(index.text.replacingOccurrences(of: ":", with: ";").utf8)))
         let before = TestPackage.modificationStamp(pkg.path + "/" + StatIndex.relativePath)
         let report = regenerator().regenerate(paths: [dir])[0]
         XCTAssertEqual(report.trustedByStat, 3)
@@ -300,7 +307,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1)
         let report = regenerator().regenerate(paths: [dir])[0]
         XCTAssertEqual(report.trustedByStat, 2)
-        let index = try XCTUnwrap(StatIndex.load(try LNotePackage.open(at: URL(fileURLWithPath: pkg.path)))).index
+        let index = try XCTUnwrap(StatIndex.load(try LNotePackage.open(at: URL(fileURLWithPath: pkg.path))))
         XCTAssertNil(index.pages[pkg.pageIDs[2]])
         settle()
         _ = regenerator().regenerate(paths: [dir])
