@@ -307,7 +307,9 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         index.assets = plan.assetHashes.settledRecords
         guard index != plan.previous, !(index.isEmpty && plan.previous == nil),
               FileIO.kind(atPath: plan.package.absolutePath(LNotePackage.thumbnailsDirectory)) == .directory else { return }
-        try AtomicFile.write(Array(index.text.utf8), relative: StatIndex.relativePath, under: plan.package.path)
+        // Not fsynced: a lost or torn index costs one run of hashing, never a wrong answer
+        // (what it records is re-checked against the files' stamps).
+        try AtomicFile.write(Array(index.text.utf8), relative: StatIndex.relativePath, under: plan.package.path, durable: false)
     }
 
     private func updateManifest(_ package: LNotePackage) throws(LNoteError) -> DocumentRegeneration.ManifestOutcome {
