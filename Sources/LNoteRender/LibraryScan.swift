@@ -38,9 +38,13 @@ public enum LibraryScan {
                 errors.append(Failure(path: path, message: "\(path): not a .lnote package or a directory"))
             }
         }
-        // The same package named twice (directly and through its library) is done once.
-        var seen = Set<String>()
-        found = found.filter { seen.insert(URL(fileURLWithPath: $0.path).standardizedFileURL.path).inserted }
+        // The same package named twice (directly and through its library) is done once. One
+        // argument cannot name a package twice, and URL standardization is a tenth of a no-op
+        // run over a large library.
+        if paths.count > 1 {
+            var seen = Set<String>()
+            found = found.filter { seen.insert(URL(fileURLWithPath: $0.path).standardizedFileURL.path).inserted }
+        }
         return (found, errors)
     }
 
@@ -49,10 +53,12 @@ public enum LibraryScan {
     }
 
     private static func search(_ dir: String, key: String, into found: inout [(path: String, key: String)]) {
-        for name in FileIO.listDirectory(atPath: dir).sorted() where !name.hasPrefix(".") {
+        // Kinds from the listing (d_type), not an lstat per entry: a library holds thousands.
+        let entries = (try? FileIO.entries(of: "", under: dir, display: dir)) ?? []
+        for entry in entries where !entry.name.hasPrefix(".") && entry.kind == .directory {
+            let name = entry.name
             let path = dir + "/" + name
             let below = key.isEmpty ? name : key + "/" + name
-            guard FileIO.kind(atPath: path) == .directory else { continue }
             if isPackageName(name) { found.append((path, below)) } else { search(path, key: below, into: &found) }
         }
     }

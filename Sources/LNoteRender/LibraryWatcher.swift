@@ -166,7 +166,7 @@ private final class InotifySession {
     private(set) var unwatched = Set<String>()
     private(set) var watchedPackages = 0
 
-    enum AddResult { case added, limitReached, failed }
+    enum AddResult: Equatable { case added(Int32), limitReached, failed }
 
     private init(fd: Int32, root: String, limit: Int?) {
         self.fd = fd
@@ -215,7 +215,7 @@ private final class InotifySession {
         let wd = inotify_add_watch(fd, dir, mask)
         guard wd >= 0 else { return errno == ENOSPC ? .limitReached : .failed }
         watches[wd] = (dir, package)
-        return .added
+        return .added(wd)
     }
 
     private func watchPackage(_ pkg: String) {
@@ -226,9 +226,8 @@ private final class InotifySession {
         }
         var added: [Int32] = []
         for dir in [pkg, pkg + "/pages", pkg + "/assets"] {
-            let before = Set(watches.keys)
             switch addWatch(dir, package: pkg) {
-            case .added: added += Set(watches.keys).subtracting(before)
+            case .added(let wd): added.append(wd)
             case .failed: continue  // pages/ or assets/ missing: watched when created
             case .limitReached:
                 for wd in added where watches[wd]?.package == pkg {

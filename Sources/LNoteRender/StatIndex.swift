@@ -18,6 +18,9 @@ import LNoteFormat
 ///     lnote-render-stat-index 1
 ///     pages-dir <stamp>|-
 ///     assets-dir <stamp>|-
+///     package-dir <stamp>|-           (the package directory, after the manifest was written)
+///     temporary-files none|pending    (source temporary files too young to delete, last time)
+///     manifest <document.json stamp>|- <manifest.json stamp>|-   (when they were found to agree)
 ///     page <ID> <entry key> <content file> <stamp> <journal file>|- <stamp>|- <thumbnail stamp> <n>
 ///     shows <asset name> <hash>            (n lines, the assets the page above shows)
 ///     asset <name> <file> <stamp> <hash>
@@ -46,6 +49,14 @@ struct StatIndex: Equatable, Sendable {
 
     var pagesDirectory: FileStamp?
     var assetsDirectory: FileStamp?
+    /// With pages/ and assets/: while none of the three changed, no temporary file appeared in
+    /// them, so only thumbnails/ is searched for one (unless some were left pending).
+    var packageDirectory: FileStamp?
+    var temporaryFilesPending = true
+    /// document.json and manifest.json as they were when the manifest was found to agree with
+    /// the document: while both keep these stamps, it still does.
+    var document: FileStamp?
+    var manifest: FileStamp?
     /// By canonical page id.
     var pages: [String: Page] = [:]
     /// By lower-cased asset name.
@@ -54,7 +65,9 @@ struct StatIndex: Equatable, Sendable {
     var isEmpty: Bool { pages.isEmpty && assets.isEmpty }
 
     var text: String {
-        var lines = [Self.magic, "pages-dir \(pagesDirectory?.description ?? "-")", "assets-dir \(assetsDirectory?.description ?? "-")"]
+        var lines = [Self.magic, "pages-dir \(pagesDirectory?.description ?? "-")", "assets-dir \(assetsDirectory?.description ?? "-")",
+                     "package-dir \(packageDirectory?.description ?? "-")", "temporary-files \(temporaryFilesPending ? "pending" : "none")",
+                     "manifest \(document?.description ?? "-") \(manifest?.description ?? "-")"]
         for (id, p) in pages.sorted(by: { $0.key < $1.key }) {
             lines.append("page \(id) \(p.entryKey) \(p.contentFile) \(p.content) \(p.journalFile ?? "-") \(p.journal?.description ?? "-") \(p.thumbnail) \(p.assets.count)")
             lines += p.assets.map { "shows \($0.name) \($0.hash)" }
@@ -82,7 +95,7 @@ struct StatIndex: Equatable, Sendable {
             lines.append(start..<i)
             start = i + 1
         }
-        guard start == b.count, lines.count >= 3 else { return nil }  // the last line ends with a newline
+        guard start == b.count, lines.count >= 6 else { return nil }  // the last line ends with a newline
         func fields(_ line: Range<Int>) -> [Range<Int>] {
             var out: [Range<Int>] = []
             var s = line.lowerBound
@@ -133,7 +146,16 @@ struct StatIndex: Equatable, Sendable {
               ad.count == 2, equals(ad[0], "assets-dir"), let assetsDir = optionalStamp(ad[1]) else { return nil }
         index.pagesDirectory = pagesDir
         index.assetsDirectory = assetsDir
-        var l = 3
+        let kd = fields(lines[3]), tf = fields(lines[4]), mf = fields(lines[5])
+        guard kd.count == 2, equals(kd[0], "package-dir"), let packageDir = optionalStamp(kd[1]),
+              tf.count == 2, equals(tf[0], "temporary-files"), equals(tf[1], "none") || equals(tf[1], "pending"),
+              mf.count == 3, equals(mf[0], "manifest"), let document = optionalStamp(mf[1]), let manifest = optionalStamp(mf[2])
+        else { return nil }
+        index.packageDirectory = packageDir
+        index.temporaryFilesPending = equals(tf[1], "pending")
+        index.document = document
+        index.manifest = manifest
+        var l = 6
         while l < lines.count {
             let f = fields(lines[l])
             l += 1

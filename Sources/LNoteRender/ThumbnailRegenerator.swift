@@ -92,9 +92,14 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         for path in packages {
             var report = DocumentRegeneration(path: path)
             do {
+                // Stamps of the package directory, document.json and manifest.json before
+                // document.json is read: a change from then on shows next time.
+                let startedNs = FileStamp.nowNs()
+                let top = FileIO.stamps(of: [DocumentParser.fileName, Manifest.fileName], in: "", under: path)
                 let package = try LNotePackage.open(at: URL(fileURLWithPath: path))
                 report.title = package.document.title
-                plans.append(DocumentPlan(package: package, reportIndex: reports.count))
+                plans.append(DocumentPlan(package: package, reportIndex: reports.count, startedNs: startedNs,
+                                          packageDirectory: top.directory, document: top.entries[0], manifest: top.entries[1]))
             } catch {
                 report.errors.append("\(path): \(error)")
             }
@@ -150,20 +155,57 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         let assetHashes = AssetHashes()
         /// The stat index as found (an unchanged one is not rewritten).
         let previous: StatIndex?
-        /// When the document's processing began (wall clock), and the stamps of pages/ and
-        /// assets/ then: taken before any file in them is read, so a change made during the run
-        /// shows as a different stamp next time.
+        /// When the document's processing began (wall clock), and the stamps taken then, before
+        /// any of the files is read, so that a change made during the run shows as a different
+        /// stamp next time: the package directory, document.json, manifest.json; pages/ and
+        /// the page files the index names; assets/ and the assets it names; each thumbnail.
         let startedNs: Int64
-        let pagesDirectory: FileStamp?
-        let assetsDirectory: FileStamp?
+        let packageDirectory: FileStamp?
+        let document: FileStamp?
+        let manifest: FileStamp?
+        let pages: (directory: FileStamp?, files: [String: FileStamp])
+        let assets: (directory: FileStamp?, files: [String: FileStamp])
+        let thumbnails: [FileStamp?]
 
-        init(package: LNotePackage, reportIndex: Int) {
+        init(package: LNotePackage, reportIndex: Int, startedNs: Int64, packageDirectory: FileStamp?,
+             document: FileStamp?, manifest: FileStamp?) {
             self.package = package
             self.reportIndex = reportIndex
-            startedNs = FileStamp.nowNs()
-            pagesDirectory = FileIO.stamps(of: [], in: LNotePackage.pagesDirectory, under: package.path).directory
-            assetsDirectory = FileIO.stamps(of: [], in: LNotePackage.assetsDirectory, under: package.path).directory
+            self.startedNs = startedNs
+            self.packageDirectory = packageDirectory
+            self.document = document
+            self.manifest = manifest
             previous = StatIndex.load(package)
+            // One open per directory, one fstatat per file.
+            func stamps(_ names: [String], in dir: String) -> (FileStamp?, [String: FileStamp]) {
+                let got = FileIO.stamps(of: names, in: dir, under: package.path)
+                var files: [String: FileStamp] = [:]
+                for (name, stamp) in zip(names, got.entries) { files[name] = stamp }
+                return (got.directory, files)
+            }
+            var pageNames: [String] = []
+            for page in (previous?.pages.values).map(Array.init) ?? [] {
+                pageNames.append(Self.fileName(page.contentFile))
+                if let journal = page.journalFile { pageNames.append(Self.fileName(journal)) }
+            }
+            pages = stamps(pageNames, in: LNotePackage.pagesDirectory)
+            assets = stamps(((previous?.assets.values).map(Array.init) ?? []).map { Self.fileName($0.file) }, in: LNotePackage.assetsDirectory)
+            thumbnails = FileIO.stamps(of: package.document.validPages.map { "\($0.id.canonical).jpg" },
+                                       in: LNotePackage.thumbnailsDirectory, under: package.path).entries
+        }
+
+        /// The name after the last "/", found in the UTF-8 view: Character-based splitting was a
+        /// sixth of a no-op run.
+        static func fileName(_ relative: String) -> String {
+            guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relative }
+            return String(relative[relative.utf8.index(after: slash)...])
+        }
+
+        /// Whether the stat index shows `current` as it was when recorded (a recorded stamp is
+        /// always a settled one).
+        func unchanged(_ current: FileStamp?, _ recorded: FileStamp??) -> Bool {
+            guard let current, let recorded = recorded ?? nil else { return false }
+            return current == recorded
         }
 
         var pageEntries: [PageEntry] { package.document.validPages }
@@ -197,30 +239,19 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         }
         // The name after the last "/", found in the UTF-8 view: Character-based splitting was a
         // sixth of a no-op run.
-        func name(_ relative: String) -> String {
-            guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relative }
-            return String(relative[relative.utf8.index(after: slash)...])
-        }
+        let name = DocumentPlan.fileName
 
         // Assets with their recorded stamps keep their recorded hashes. One found under another
         // spelling of its name counts only while assets/ lists the same names.
-        let assetNames = index.assets.sorted { $0.key < $1.key }
-        let assetStamps = FileIO.stamps(of: assetNames.map { name($0.value.file) }, in: LNotePackage.assetsDirectory, under: package.path)
-        let assetsUnchanged = assetStamps.directory != nil && assetStamps.directory == index.assetsDirectory
-        for ((key, record), stamp) in zip(assetNames, assetStamps.entries) where stamp == record.stamp {
+        let assetsUnchanged = plan.unchanged(plan.assets.directory, index.assetsDirectory)
+        for (key, record) in index.assets where plan.assets.files[name(record.file)] == record.stamp {
             if record.file == "\(LNotePackage.assetsDirectory)/\(key)" || assetsUnchanged { plan.assetHashes.prime(key, record) }
         }
-
-        // pages/ and thumbnails/: one open each, one fstatat per recorded file.
-        var pageNames: [String] = []
-        for c in candidates.compactMap({ $0 }) { pageNames += [name(c.contentFile)] + (c.journalFile.map { [name($0)] } ?? []) }
-        let pageStamps = FileIO.stamps(of: pageNames, in: LNotePackage.pagesDirectory, under: package.path)
-        let stampOf = Dictionary(zip(pageNames, pageStamps.entries), uniquingKeysWith: { a, _ in a })
-        let thumbnailStamps = FileIO.stamps(of: entries.map { name(LNotePackage.thumbnailPath(for: $0.id)) },
-                                            in: LNotePackage.thumbnailsDirectory, under: package.path).entries
+        let stampOf = plan.pages.files
+        let thumbnailStamps = plan.thumbnails
         // While pages/ holds the same names, each page's files resolve as they did; otherwise
         // they are resolved again from one listing (a journal may have appeared).
-        let pagesUnchanged = pageStamps.directory != nil && pageStamps.directory == index.pagesDirectory
+        let pagesUnchanged = plan.unchanged(plan.pages.directory, index.pagesDirectory)
         var listing: (names: [String], exact: Set<String>)? = nil
         if !pagesUnchanged, candidates.contains(where: { $0 != nil }) {
             guard let names = try? package.entries(of: LNotePackage.pagesDirectory).map(\.name) else {
@@ -288,21 +319,45 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
     /// its records changed.
     private func finish(_ plan: DocumentPlan, records: [StatIndex.Page?], report: inout DocumentRegeneration) {
         let package = plan.package
+        var index = StatIndex()
+        let settled = { (stamp: FileStamp?) in stamp.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil } }
+        let previous = settings.force || settings.verify ? nil : plan.previous
         do throws(LNoteError) {
+            // The manifest: agreeing still while document.json and manifest.json keep the stamps
+            // they had when it last agreed (and its cover is there).
+            let wanted = Manifest(document: package.document)
+            if let previous, plan.unchanged(plan.document, previous.document), plan.unchanged(plan.manifest, previous.manifest),
+               wanted.cover.map({ FileIO.kind(atPath: package.absolutePath($0)) == .regular }) ?? true {
+                report.manifest = .unchanged
+            } else {
+                report.manifest = try updateManifest(package)
+            }
+            if report.manifest == .unchanged {
+                (index.document, index.manifest) = (settled(plan.document), settled(plan.manifest))
+            }
             // The same rule as `gc` for thumbnails and temporary files (assets are left alone).
-            let gc = try GarbageCollector.plan(package, includeAssets: false)
+            // Temporary files are looked for only in thumbnails/ while the package directory,
+            // pages/ and assets/ are as they were when none was left in them.
+            let packageDirectory = report.manifest == .written
+                ? FileIO.stamps(of: [], in: "", under: package.path).directory : plan.packageDirectory
+            let quiet = previous.map { !$0.temporaryFilesPending && plan.unchanged(packageDirectory, $0.packageDirectory)
+                && plan.unchanged(plan.pages.directory, $0.pagesDirectory) && plan.unchanged(plan.assets.directory, $0.assetsDirectory) } ?? false
+            let gc = try GarbageCollector.plan(package, includeAssets: false,
+                                               temporaryFilesIn: quiet ? [LNotePackage.thumbnailsDirectory] : nil)
             report.removed += try GarbageCollector.run(gc, on: package).count
-            report.manifest = try updateManifest(package)
-            try writeStatIndex(plan, records: records)
+            index.temporaryFilesPending = quiet ? false
+                : !package.strayTemporaryFiles(in: ["", LNotePackage.pagesDirectory, LNotePackage.assetsDirectory]).isEmpty
+            index.packageDirectory = settled(packageDirectory)
+            try writeStatIndex(plan, index: index, records: records)
         } catch {
             report.errors.append("\(package.path): \(error)")
         }
     }
 
-    private func writeStatIndex(_ plan: DocumentPlan, records: [StatIndex.Page?]) throws(LNoteError) {
-        var index = StatIndex()
-        index.pagesDirectory = plan.pagesDirectory.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil }
-        index.assetsDirectory = plan.assetsDirectory.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil }
+    private func writeStatIndex(_ plan: DocumentPlan, index: StatIndex, records: [StatIndex.Page?]) throws(LNoteError) {
+        var index = index
+        index.pagesDirectory = plan.pages.directory.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil }
+        index.assetsDirectory = plan.assets.directory.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil }
         for (entry, record) in zip(plan.pageEntries, records) { index.pages[entry.id.canonical] = record }
         index.assets = plan.assetHashes.settledRecords
         guard index != plan.previous, !(index.isEmpty && plan.previous == nil),

@@ -369,6 +369,36 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         XCTAssertTrue(try GarbageCollector.plan(try LNotePackage.open(at: URL(fileURLWithPath: pkg.path))).all.isEmpty)
     }
 
+    func testUnderATrustedIndexTheManifestAndStrayTemporaryFilesAreStillLookedAfter() throws {
+        let pkg = try TestPackage.make(in: dir)
+        try regenerateUntilTrusted(pkg)
+        settle()
+        _ = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].manifest, .unchanged)
+        // A manifest edited in place, same size and mtime: rewritten.
+        let manifestPath = pkg.path + "/manifest.json"
+        let manifest = try XCTUnwrap(FileManager.default.contents(atPath: manifestPath))
+        let edited = Array(String(decoding: manifest, as: UTF8.self).replacingOccurrences(of: "Test notes", with: "Best notes").utf8)
+        try overwriteInPlaceKeepingModificationTime(manifestPath, edited)
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].manifest, .written)
+        XCTAssertEqual(try Manifest.parse([UInt8](FileManager.default.contents(atPath: manifestPath)!)).title, "Test notes")
+        settle()
+        _ = regenerator().regenerate(paths: [dir])
+        // An old temporary file left in pages/ (an interrupted save an hour ago), and one of ours.
+        let stale = pkg.path + "/pages/.\(pkg.pageIDs[0]).content.tmp-crashed"
+        XCTAssertTrue(FileManager.default.createFile(atPath: stale, contents: Data([1])))
+        let old = timespec(tv_sec: time(nil) - 3600, tv_nsec: 0)
+        var times = [old, old]
+        utimensat(AT_FDCWD, stale, &times, 0)
+        let ours = pkg.path + "/thumbnails/.\(pkg.pageIDs[1]).jpg.tmp-crashed"
+        XCTAssertTrue(FileManager.default.createFile(atPath: ours, contents: Data([1])))
+        let report = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.removed, 2)
+        XCTAssertEqual(report.trustedByStat, 3)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: ours))
+    }
+
     func testFingerprintTextRoundTrips() {
         let f = Fingerprint(inputs: "abc123", assets: [.init(name: "x.png", hash: "missing"), .init(name: "y.jpg", hash: "00ff")])
         XCTAssertEqual(Fingerprint(text: f.text), f)
