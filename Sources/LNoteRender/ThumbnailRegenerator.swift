@@ -87,33 +87,33 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
 
     /// Regenerates the given package directories.
     public func regenerate(packages: [String]) -> [DocumentRegeneration] {
-        // Documents are opened, stat-checked and finished on the same `settings.jobs` workers as
-        // pages: at library scale a no-op run is thousands of documents' worth of small reads and
-        // stats. Each result lands in its document's slot, so nothing depends on scheduling.
-        let opened = ResultSlots<(report: DocumentRegeneration, plan: DocumentPlan?)>(
-            count: packages.count, initial: (DocumentRegeneration(path: ""), nil))
-        WorkerPool.run(jobs: packages.count, workers: settings.jobs, context: {}) { i, _ in
-            opened[i] = self.open(packages[i])
-        }
-        var reports = (0..<packages.count).map { opened[$0].report }
+        var reports: [DocumentRegeneration] = []
         var plans: [DocumentPlan] = []
-        for i in 0..<packages.count {
-            if var plan = opened[i].plan {
-                plan.reportIndex = i
-                plans.append(plan)
+        for path in packages {
+            var report = DocumentRegeneration(path: path)
+            do {
+                // Stamps of the package directory, document.json and manifest.json before
+                // document.json is read: a change from then on shows next time.
+                let startedNs = FileStamp.nowNs()
+                let top = FileIO.stamps(of: [DocumentParser.fileName, Manifest.fileName], in: "", under: path)
+                let package = try LNotePackage.open(at: URL(fileURLWithPath: path))
+                report.title = package.document.title
+                plans.append(DocumentPlan(package: package, reportIndex: reports.count, startedNs: startedNs,
+                                          packageDirectory: top.directory, document: top.entries[0], manifest: top.entries[1]))
+            } catch {
+                report.errors.append("\(path): \(error)")
             }
+            reports.append(report)
         }
 
-        // The stat check first: pages it vouches for are done.
-        let checked = ResultSlots<[PageResult?]>(count: plans.count, initial: [])
+        // The stat check first, a document at a time: pages it vouches for are done.
+        var results: [[PageResult?]] = plans.map { plan in
+            settings.force || settings.verify ? Array(repeating: nil, count: plan.pageEntries.count) : trustedByStat(plan)
+        }
+
+        // Every other page of every document is one job; results land in fixed slots, so the
+        // outcome does not depend on scheduling.
         let documents = plans
-        WorkerPool.run(jobs: plans.count, workers: settings.jobs, context: {}) { d, _ in
-            let plan = documents[d]
-            checked[d] = self.settings.force || self.settings.verify ? Array(repeating: nil, count: plan.pageEntries.count) : self.trustedByStat(plan)
-        }
-        var results = (0..<plans.count).map { checked[$0] }
-
-        // Every other page of every document is one job.
         let jobs = results.enumerated().flatMap { d, pages in pages.indices.filter { pages[$0] == nil }.map { (d, $0) } }
         let outcomes = ResultSlots<PageResult>(count: jobs.count, initial: PageResult(outcome: .upToDate))
         WorkerPool.run(jobs: jobs.count, workers: settings.jobs, context: { AssetCache(budgetBytes: 256 << 20) }) { j, assets in
@@ -132,42 +132,17 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                 }
                 if result!.trustedByStat { reports[r].trustedByStat += 1 }
             }
+        }
+        for (d, plan) in plans.enumerated() {
             // A page whose entry in document.json is invalid fails like any other page: it has
             // no thumbnail, and the run must not report the document as fine.
             for case .invalid(_, _, let error) in plan.package.pages {
-                reports[r].failed += 1
-                reports[r].errors.append("\(plan.package.path): \(error)")
+                reports[plan.reportIndex].failed += 1
+                reports[plan.reportIndex].errors.append("\(plan.package.path): \(error)")
             }
+            finish(plan, records: results[d].map { $0!.record }, report: &reports[plan.reportIndex])
         }
-        let finished = ResultSlots<DocumentRegeneration>(count: plans.count, initial: DocumentRegeneration(path: ""))
-        let records = results.map { $0.map { $0!.record } }
-        let sofar = reports
-        WorkerPool.run(jobs: plans.count, workers: settings.jobs, context: {}) { d, _ in
-            var report = sofar[documents[d].reportIndex]
-            self.finish(documents[d], records: records[d], report: &report)
-            finished[d] = report
-        }
-        for (d, plan) in plans.enumerated() { reports[plan.reportIndex] = finished[d] }
         return reports
-    }
-
-    /// Opens one package for regeneration: its report so far, and its plan unless the document
-    /// itself failed.
-    private func open(_ path: String) -> (report: DocumentRegeneration, plan: DocumentPlan?) {
-        var report = DocumentRegeneration(path: path)
-        do throws(LNoteError) {
-            // Stamps of the package directory, document.json and manifest.json before
-            // document.json is read: a change from then on shows next time.
-            let startedNs = FileStamp.nowNs()
-            let top = FileIO.stamps(of: [DocumentParser.fileName, Manifest.fileName], in: "", under: path)
-            let package = try LNotePackage.open(at: URL(fileURLWithPath: path))
-            report.title = package.document.title
-            return (report, DocumentPlan(package: package, reportIndex: -1, startedNs: startedNs,
-                                         packageDirectory: top.directory, document: top.entries[0], manifest: top.entries[1]))
-        } catch {
-            report.errors.append("\(path): \(error)")
-            return (report, nil)
-        }
     }
 
     // MARK: one document
@@ -175,7 +150,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
     /// A document opened for regeneration.
     struct DocumentPlan: Sendable {
         let package: LNotePackage
-        var reportIndex: Int
+        let reportIndex: Int
         /// Hashes of asset files, computed once per run and shared by the document's pages.
         let assetHashes = AssetHashes()
         /// The stat index as found (an unchanged one is not rewritten).
@@ -365,11 +340,8 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             // pages/ and assets/ are as they were when none was left in them.
             let packageDirectory = report.manifest == .written
                 ? FileIO.stamps(of: [], in: "", under: package.path).directory : plan.packageDirectory
-            // A subdirectory missing now was missing then too, while the package directory
-            // (which its creation would change) is unchanged.
             let quiet = previous.map { !$0.temporaryFilesPending && plan.unchanged(packageDirectory, $0.packageDirectory)
-                && (plan.pages.directory == nil || plan.unchanged(plan.pages.directory, $0.pagesDirectory))
-                && (plan.assets.directory == nil || plan.unchanged(plan.assets.directory, $0.assetsDirectory)) } ?? false
+                && plan.unchanged(plan.pages.directory, $0.pagesDirectory) && plan.unchanged(plan.assets.directory, $0.assetsDirectory) } ?? false
             let gc = try GarbageCollector.plan(package, includeAssets: false,
                                                temporaryFilesIn: quiet ? [LNotePackage.thumbnailsDirectory] : nil)
             report.removed += try GarbageCollector.run(gc, on: package).count
