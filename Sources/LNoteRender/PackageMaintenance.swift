@@ -183,10 +183,16 @@ public enum GarbageCollector {
         var plan = Plan()
         if includeAssets { try planAssets(package, into: &plan) }
         let listed = package.listedPageIDs
-        for file in try package.thumbnailFiles() where file.kind == .regular {
+        let thumbnails = try package.thumbnailFiles()
+        for file in thumbnails where file.kind == .regular {
             if let id = file.pageID, !listed.contains(id) { plan.thumbnails.append(file.relativePath) }
         }
-        plan.temporaryFiles = dirs.map { package.removable(package.strayTemporaryFiles(in: $0)) } ?? package.removableTemporaryFiles()
+        if dirs == [LNotePackage.thumbnailsDirectory] {
+            // From the listing just made: one listing of thumbnails/ instead of two.
+            plan.temporaryFiles = package.removable(thumbnails.filter { AtomicFile.isTemporaryFileName($0.name) }.map(\.relativePath))
+        } else {
+            plan.temporaryFiles = dirs.map { package.removable(package.strayTemporaryFiles(in: $0)) } ?? package.removableTemporaryFiles()
+        }
         return plan
     }
 

@@ -340,8 +340,11 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             // pages/ and assets/ are as they were when none was left in them.
             let packageDirectory = report.manifest == .written
                 ? FileIO.stamps(of: [], in: "", under: package.path).directory : plan.packageDirectory
+            // A subdirectory missing now was missing then too, while the package directory
+            // (which its creation would change) is unchanged.
             let quiet = previous.map { !$0.temporaryFilesPending && plan.unchanged(packageDirectory, $0.packageDirectory)
-                && plan.unchanged(plan.pages.directory, $0.pagesDirectory) && plan.unchanged(plan.assets.directory, $0.assetsDirectory) } ?? false
+                && (plan.pages.directory == nil || plan.unchanged(plan.pages.directory, $0.pagesDirectory))
+                && (plan.assets.directory == nil || plan.unchanged(plan.assets.directory, $0.assetsDirectory)) } ?? false
             let gc = try GarbageCollector.plan(package, includeAssets: false,
                                                temporaryFilesIn: quiet ? [LNotePackage.thumbnailsDirectory] : nil)
             report.removed += try GarbageCollector.run(gc, on: package).count
