@@ -323,6 +323,20 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         let settled = { (stamp: FileStamp?) in stamp.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil } }
         let previous = settings.force || settings.verify ? nil : plan.previous
         do throws(LNoteError) {
+            // The same rule as `gc` for thumbnails and temporary files (assets are left alone),
+            // first: it refuses a thumbnails/ that is a link, and then no manifest is written.
+            // Temporary files are looked for only in thumbnails/ while the package directory,
+            // pages/ and assets/ are as they were when none was left in them; a subdirectory
+            // missing now was missing then too, while the package directory (which its
+            // creation would change) is unchanged.
+            let quiet = previous.map { !$0.temporaryFilesPending && plan.unchanged(plan.packageDirectory, $0.packageDirectory)
+                && (plan.pages.directory == nil || plan.unchanged(plan.pages.directory, $0.pagesDirectory))
+                && (plan.assets.directory == nil || plan.unchanged(plan.assets.directory, $0.assetsDirectory)) } ?? false
+            let gc = try GarbageCollector.plan(package, includeAssets: false,
+                                               temporaryFilesIn: quiet ? [LNotePackage.thumbnailsDirectory] : nil)
+            report.removed += try GarbageCollector.run(gc, on: package).count
+            index.temporaryFilesPending = quiet ? false
+                : !package.strayTemporaryFiles(in: ["", LNotePackage.pagesDirectory, LNotePackage.assetsDirectory]).isEmpty
             // The manifest: agreeing still while document.json and manifest.json keep the stamps
             // they had when it last agreed (and its cover is there).
             let wanted = Manifest(document: package.document)
@@ -335,22 +349,8 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             if report.manifest == .unchanged {
                 (index.document, index.manifest) = (settled(plan.document), settled(plan.manifest))
             }
-            // The same rule as `gc` for thumbnails and temporary files (assets are left alone).
-            // Temporary files are looked for only in thumbnails/ while the package directory,
-            // pages/ and assets/ are as they were when none was left in them.
-            let packageDirectory = report.manifest == .written
-                ? FileIO.stamps(of: [], in: "", under: package.path).directory : plan.packageDirectory
-            // A subdirectory missing now was missing then too, while the package directory
-            // (which its creation would change) is unchanged.
-            let quiet = previous.map { !$0.temporaryFilesPending && plan.unchanged(packageDirectory, $0.packageDirectory)
-                && (plan.pages.directory == nil || plan.unchanged(plan.pages.directory, $0.pagesDirectory))
-                && (plan.assets.directory == nil || plan.unchanged(plan.assets.directory, $0.assetsDirectory)) } ?? false
-            let gc = try GarbageCollector.plan(package, includeAssets: false,
-                                               temporaryFilesIn: quiet ? [LNotePackage.thumbnailsDirectory] : nil)
-            report.removed += try GarbageCollector.run(gc, on: package).count
-            index.temporaryFilesPending = quiet ? false
-                : !package.strayTemporaryFiles(in: ["", LNotePackage.pagesDirectory, LNotePackage.assetsDirectory]).isEmpty
-            index.packageDirectory = settled(packageDirectory)
+            // Writing the manifest changed the package directory after it was searched.
+            index.packageDirectory = report.manifest == .written ? nil : settled(plan.packageDirectory)
             try writeStatIndex(plan, index: index, records: records)
         } catch {
             report.errors.append("\(package.path): \(error)")
