@@ -8,7 +8,14 @@ enum ThumbnailsCommand {
         discussion: """
             Each PATH is a .lnote package or a directory searched for them. A page is re-rendered only when
             its content, journal, entry in document.json, an image it shows, the renderer version or the
-            thumbnail settings changed; a run with nothing changed writes nothing.
+            thumbnail settings changed; a run with nothing changed writes nothing. A page whose files all
+            keep the stamps (device, inode, size, mtime and ctime) recorded when they were last hashed is
+            trusted without reading them; --verify reads and hashes everything.
+
+            --shard I/N does the I-th of N shares of the documents (1-based; whole documents, balanced by
+            pages, the same share on every run and machine). --shard auto takes I and N from a Slurm array
+            task, an AWS Batch array job or a Kubernetes Indexed Job (whose count comes from --shard-count
+            or --shard-count-env); see tools/engines/.
             """,
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
         options: [
@@ -16,7 +23,11 @@ enum ThumbnailsCommand {
             .value("quality", "Q", help: "JPEG quality, 1-100 (default 80)."),
             .flag("force", help: "Re-render every page."),
             .value("max-work", "S", help: "Refuse pages estimated to take over S seconds of one core to draw, 0.001-1e9 (default 10)."),
+            .flag("verify", help: "Read and hash every input, trusting no recorded file stamp."),
             .value("jobs", short: "j", "N", help: "Worker threads, 1-256 (default: the number of cores)."),
+            .value("shard", "I/N|auto", help: "Do only shard I of N (1-based), or the shard the job engine says."),
+            .value("shard-count", "N", help: "With --shard auto: the number of shards (Kubernetes sets none)."),
+            .value("shard-count-env", "NAME", help: "With --shard auto: the variable holding the number of shards."),
             .flag("json", help: "Print the summary as one JSON object (errors and warnings included)."),
             .flag("quiet", short: "q", help: "Print only failures and the total."),
         ],
@@ -32,12 +43,17 @@ enum ThumbnailsCommand {
             quality: try args.int("quality", in: 1...100) ?? 80,
             force: args.flag("force"),
             jobs: try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
-            maxWork: try args.double("max-work", in: 0.001...1e9) ?? RenderOptions.defaultMaxWork)
+            maxWork: try args.double("max-work", in: 0.001...1e9) ?? RenderOptions.defaultMaxWork,
+            verify: args.flag("verify"))
         let regenerator = ThumbnailRegenerator(settings: settings, rendererVersion: LNoteTool.version)
+        let shard = try shard(args)
         let reporter = Reporter(args, console: console)
-        let packages = packagePaths(args.positionals, reporter: reporter)
+        var packages = packagePaths(args.positionals, reporter: reporter)
         // A path that names no package failed as a document would.
         let unfound = reporter.errorCount
+        // A shard does its own share of the documents; every shard lists the whole library.
+        let share = shard.map { ThumbnailRegenerator.share(of: $0, under: args.positionals) }
+        if let share { packages = share.documents.map(\.path) }
         let started = Date()
         var progress: (@Sendable (Int, Int) -> Void)?
         if !args.flag("quiet") && !reporter.json {
@@ -47,7 +63,24 @@ enum ThumbnailsCommand {
         }
         let reports = regenerator.regenerate(packages: packages, progress: progress)
         console.endProgress()  // the summary follows, without a bar under it
-        return report(reports, unfound: unfound, quiet: args.flag("quiet"), reporter: reporter)
+        return report(reports, unfound: unfound, quiet: args.flag("quiet"), shard: share, reporter: reporter)
+    }
+
+    /// The shard from `--shard`, `--shard-count` and `--shard-count-env`, or nil for the whole job.
+    static func shard(_ args: ParsedArguments) throws(UsageError) -> Shard? {
+        let count = try args.int("shard-count", in: 1...Shard.maxCount)
+        let countVariable = args.string("shard-count-env")
+        guard let text = args.string("shard") else {
+            if count != nil || countVariable != nil { throw UsageError("--shard-count and --shard-count-env go with --shard auto") }
+            return nil
+        }
+        do throws(ShardError) {
+            if text == "auto" { return try Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: count, countVariable: countVariable) }
+            if count != nil || countVariable != nil { throw ShardError("--shard-count and --shard-count-env go with --shard auto, not --shard I/N") }
+            return try Shard.parse(text)
+        } catch {
+            throw UsageError(error.message)
+        }
     }
 
     /// Failures of a document: each failed page, or one for a document that failed as a whole
@@ -60,13 +93,27 @@ enum ThumbnailsCommand {
     static func json(_ r: DocumentRegeneration) -> JSONOutput {
         .object([("path", .string(r.path)), ("title", .optional(r.title)), ("ok", .bool(r.succeeded)),
                  ("rendered", .int(r.rendered)), ("upToDate", .int(r.upToDate)), ("removed", .int(r.removed)),
-                 ("failed", .int(failedCount(r))), ("manifest", .string(r.manifest.rawValue))])
+                 ("trustedByStat", .int(r.trustedByStat)), ("failed", .int(failedCount(r))),
+                 ("manifest", .string(r.manifest.rawValue))])
     }
 
     /// Reports a run and ends it; with `--json` (the reporter's), one JSON document. Returns the
     /// exit status.
-    static func report(_ reports: [DocumentRegeneration], unfound: Int = 0, quiet: Bool, reporter: Reporter) -> Int32 {
-        let members = summarize(reports, unfound: unfound, quiet: quiet, reporter: reporter)
+    static func report(_ reports: [DocumentRegeneration], unfound: Int = 0, quiet: Bool, shard: ShardShare? = nil,
+                       reporter: Reporter) -> Int32 {
+        var members: [(String, JSONOutput)] = []
+        if let shard {
+            if !quiet {
+                reporter.line("shard \(shard.shard) (\(shard.shard.source)): \(shard.documents.count) of \(shard.libraryDocuments) document(s), \(shard.pages) of \(shard.libraryPages) page(s)")
+            }
+            members.append(("shard", .object([
+                ("index", .int(shard.shard.index + 1)), ("count", .int(shard.shard.count)), ("source", .string(shard.shard.source)),
+                ("pages", .int(shard.pages)),
+                ("documents", .array(shard.documents.map { .object([("path", .string($0.path)), ("key", .string($0.key)), ("pages", .int($0.pages))]) })),
+                ("library", .object([("documents", .int(shard.libraryDocuments)), ("pages", .int(shard.libraryPages))])),
+            ])))
+        }
+        members += summarize(reports, unfound: unfound, quiet: quiet, reporter: reporter)
         let ok = reports.allSatisfy(\.succeeded) && reporter.errorCount == 0
         return reporter.finish(ok ? ExitStatus.success : ExitStatus.failure, members)
     }

@@ -7,7 +7,8 @@ enum WatchCommand {
     static let spec = CommandSpec(
         name: "watch", abstract: "Watch a library and regenerate a document's thumbnails after it changes.",
         discussion: """
-            Runs until interrupted (Ctrl-C). Uses inotify, or polling where inotify is unavailable. A document
+            Runs until interrupted (Ctrl-C). Uses inotify, or polling where inotify is unavailable; past the
+            inotify watch limit (fs.inotify.max_user_watches) it says so and polls the packages it could not watch. A document
             is regenerated once its files have been quiet for the debounce time.
             """,
         positionals: [PositionalSpec("LIBRARY", help: "A directory holding .lnote packages.")],
@@ -44,7 +45,10 @@ enum WatchCommand {
 
         // Bring everything up to date first, then follow changes.
         regenerated(LibraryScan.packages(in: [library]).packages, true, "initial")
-        let watcher = LibraryWatcher(root: URL(fileURLWithPath: library), debounce: debounce) { package in
+        let watcher = LibraryWatcher(root: URL(fileURLWithPath: library), debounce: debounce, onNotice: {
+            // Once, at the inotify limit: what it is, how to raise it, and that the rest is polled.
+            reporter.report(Problem(.warning, code: "inotify-limit", file: library, message: $0))
+        }) { package in
             guard FileManager.default.fileExists(atPath: package.path) else {
                 reporter.line("removed: \(package.path)")
                 reporter.event("removed", [("path", .string(package.path))])

@@ -44,11 +44,15 @@ public enum AtomicFile {
     /// Atomically replaces (or creates) the package file `relative` ("name" or "dir/name") under
     /// the package `root`; its directory is opened as by `FileIO.openDirectory(_:under:)`, so a
     /// package directory that is (or was just swapped for) a symbolic link is refused.
-    public static func write(_ bytes: [UInt8], relative: String, under root: String) throws(LNoteError) {
+    ///
+    /// `durable: false` skips the two fsyncs, for a cache whose loss costs only work (the
+    /// regenerator's stat index): the rename is still atomic, so a reader sees the old file or
+    /// the new one, but after a power cut the new one may be empty or missing.
+    public static func write(_ bytes: [UInt8], relative: String, under root: String, durable: Bool = true) throws(LNoteError) {
         let (dir, name) = split(relative)
         let dfd = try FileIO.openDirectory(dir, under: root, display: relative, action: "written")
         defer { close(dfd) }
-        try write(bytes, named: name, inDirectory: dfd, display: relative, failAt: nil)
+        try write(bytes, named: name, inDirectory: dfd, display: relative, failAt: nil, durable: durable)
     }
 
     static func write(_ bytes: [UInt8], toPath path: String, display: String?, failAt: Stage?) throws(LNoteError) {
@@ -64,7 +68,7 @@ public enum AtomicFile {
 
     /// The write itself, through one descriptor of the directory (openat, renameat).
     private static func write(_ bytes: [UInt8], named name: String, inDirectory dfd: Int32, display shown: String,
-                              failAt: Stage?) throws(LNoteError) {
+                              failAt: Stage?, durable: Bool = true) throws(LNoteError) {
         let tmp = temporaryName(for: name)
         func fail(_ what: String, _ code: Int32) -> LNoteError {
             LNoteError(.io, file: shown, rule: "write", message: "\(what): \(FileIO.errnoText(code))")
@@ -82,12 +86,12 @@ public enum AtomicFile {
         if let code = FileIO.writeAll(fd, bytes) { close(fd); throw fail("write failed", code) }
         if failAt == .afterTempWrite { close(fd); throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
         _ = fchmod(fd, mode)  // the mode given to openat was narrowed by the umask
-        guard fsync(fd) == 0 else { let code = errno; close(fd); throw fail("fsync failed", code) }
+        guard !durable || fsync(fd) == 0 else { let code = errno; close(fd); throw fail("fsync failed", code) }
         guard close(fd) == 0 else { throw fail("close failed", errno) }
         if failAt == .beforeRename { throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
         guard renameat(dfd, tmp, dfd, name) == 0 else { throw fail("rename failed", errno) }
         ok = true
-        _ = fsync(dfd)
+        if durable { _ = fsync(dfd) }
     }
 
     /// The directory ("" for none, "/" for the root) and the last component of a path.

@@ -271,12 +271,17 @@ public enum FileIO {
     /// file, whatever is renamed or created at its name meanwhile).
     static func readRegularFileAndIdentity(relative: String, under root: String, display: String,
                                            maxBytes: Int = Int.max) throws(LNoteError) -> ([UInt8], FileIdentity) {
+        let (bytes, st) = try readRegularFileAndStat(relative: relative, under: root, display: display, maxBytes: maxBytes)
+        return (bytes, FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: bytes.count))
+    }
+
+    /// The bytes and the fstat (taken before the read) of the regular file at `relative` under `root`.
+    static func readRegularFileAndStat(relative: String, under root: String, display: String,
+                                       maxBytes: Int = Int.max) throws(LNoteError) -> ([UInt8], stat) {
         let (dir, name) = AtomicFile.split(relative)
         let dfd = try openDirectory(dir, under: root, display: display, action: "read")
         defer { close(dfd) }
-        let (bytes, st) = try readOpened(openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK),
-                                         display: display, maxBytes: maxBytes)
-        return (bytes, FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: bytes.count))
+        return try readOpened(openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), display: display, maxBytes: maxBytes)
     }
 
     /// Deletes the file at `relative` under `root` (its directory opened as by

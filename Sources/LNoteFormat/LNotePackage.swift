@@ -370,8 +370,13 @@ public struct LNotePackage: Sendable {
     /// package directory, pages/, assets/ and thumbnails/. A directory that is missing or a
     /// link has none (it is listed through O_NOFOLLOW descriptors, like every package directory).
     public func strayTemporaryFiles() -> [String] {
+        strayTemporaryFiles(in: ["", LNotePackage.pagesDirectory, LNotePackage.assetsDirectory, LNotePackage.thumbnailsDirectory])
+    }
+
+    /// `strayTemporaryFiles()` of the given package directories only ("" for the package itself).
+    public func strayTemporaryFiles(in dirs: [String]) -> [String] {
         var out: [String] = []
-        for dir in ["", LNotePackage.pagesDirectory, LNotePackage.assetsDirectory, LNotePackage.thumbnailsDirectory] {
+        for dir in dirs {
             let names = ((try? FileIO.entries(of: dir, under: path, display: dir)) ?? []).map(\.name)
             out += names.filter(AtomicFile.isTemporaryFileName).map { dir.isEmpty ? $0 : "\(dir)/\($0)" }
         }
@@ -383,7 +388,12 @@ public struct LNotePackage: Sendable {
     /// of ours); those of our own derived files (thumbnails/, manifest.json), which have no other
     /// writer, at once; those of source files only once `sourceTemporaryFileGraceSeconds` old.
     public func removableTemporaryFiles(now: Double = Date().timeIntervalSince1970) -> [String] {
-        strayTemporaryFiles().filter { relative in
+        removable(strayTemporaryFiles(), now: now)
+    }
+
+    /// Of the temporary files `files`, those `removableTemporaryFiles` would delete.
+    public func removable(_ files: [String], now: Double = Date().timeIntervalSince1970) -> [String] {
+        files.filter { relative in
             guard let age = age(ofFile: relative, now: now) else { return false }
             let name = AtomicFile.split(relative).name
             if relative.hasPrefix(LNotePackage.thumbnailsDirectory + "/") || name.hasPrefix(".\(Manifest.fileName).tmp-") {

@@ -10,14 +10,26 @@ public enum LibraryScan {
     }
 
     public static func packages(in paths: [String]) -> (packages: [String], errors: [Failure]) {
-        var found: [String] = []
+        let found = keyedPackages(in: paths)
+        return (found.packages.map(\.path), found.errors)
+    }
+
+    /// `packages(in:)`, each package with its key: its path below the argument it was found
+    /// under (a package named directly: its own name). The key does not depend on where the
+    /// library is mounted, so shards on different machines order documents alike.
+    public static func keyedPackages(in paths: [String]) -> (packages: [(path: String, key: String)], errors: [Failure]) {
+        var found: [(path: String, key: String)] = []
         var errors: [Failure] = []
         for raw in paths {
             var path = raw
             while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
             switch FileIO.kind(atPath: path) {
             case .directory:
-                if isPackageName(path) { found.append(path) } else { search(path, into: &found) }
+                if isPackageName(path) {
+                    found.append((path, URL(fileURLWithPath: path).lastPathComponent))
+                } else {
+                    search(path, key: "", into: &found)
+                }
             case .missing:
                 errors.append(Failure(path: path, message: "\(path): no such file or directory"))
             case .symlink:
@@ -26,9 +38,13 @@ public enum LibraryScan {
                 errors.append(Failure(path: path, message: "\(path): not a .lnote package or a directory"))
             }
         }
-        // The same package named twice (directly and through its library) is done once.
-        var seen = Set<String>()
-        found = found.filter { seen.insert(URL(fileURLWithPath: $0).standardizedFileURL.path).inserted }
+        // The same package named twice (directly and through its library) is done once. One
+        // argument cannot name a package twice, and URL standardization is a tenth of a no-op
+        // run over a large library.
+        if paths.count > 1 {
+            var seen = Set<String>()
+            found = found.filter { seen.insert(URL(fileURLWithPath: $0.path).standardizedFileURL.path).inserted }
+        }
         return (found, errors)
     }
 
@@ -36,11 +52,14 @@ public enum LibraryScan {
         path.lowercased().hasSuffix(".lnote")
     }
 
-    private static func search(_ dir: String, into found: inout [String]) {
-        for name in FileIO.listDirectory(atPath: dir).sorted() where !name.hasPrefix(".") {
+    private static func search(_ dir: String, key: String, into found: inout [(path: String, key: String)]) {
+        // Kinds from the listing (d_type), not an lstat per entry: a library holds thousands.
+        let entries = (try? FileIO.entries(of: "", under: dir, display: dir)) ?? []
+        for entry in entries where !entry.name.hasPrefix(".") && entry.kind == .directory {
+            let name = entry.name
             let path = dir + "/" + name
-            guard FileIO.kind(atPath: path) == .directory else { continue }
-            if isPackageName(name) { found.append(path) } else { search(path, into: &found) }
+            let below = key.isEmpty ? name : key + "/" + name
+            if isPackageName(name) { found.append((path, below)) } else { search(path, key: below, into: &found) }
         }
     }
 }

@@ -179,14 +179,25 @@ public enum GarbageCollector {
 
     /// What to delete. With `includeAssets: false` pages are not read and no asset is listed
     /// (the regenerator's clean-up of thumbnails and temporary files).
-    public static func plan(_ package: LNotePackage, includeAssets: Bool = true) throws(LNoteError) -> Plan {
+    ///
+    /// `temporaryFilesIn` limits the search for temporary files to those package directories (""
+    /// for the package itself): the regenerator looks only in thumbnails/ when its stat index
+    /// shows the other directories unchanged since it last found none there.
+    public static func plan(_ package: LNotePackage, includeAssets: Bool = true,
+                            temporaryFilesIn dirs: [String]? = nil) throws(LNoteError) -> Plan {
         var plan = Plan()
         if includeAssets { try planAssets(package, into: &plan) }
         let listed = package.listedPageIDs
-        for file in try package.thumbnailFiles() where file.kind == .regular {
+        let thumbnails = try package.thumbnailFiles()
+        for file in thumbnails where file.kind == .regular {
             if let id = file.pageID, !listed.contains(id) { plan.thumbnails.append(file.relativePath) }
         }
-        plan.temporaryFiles = package.removableTemporaryFiles()
+        if dirs == [LNotePackage.thumbnailsDirectory] {
+            // From the listing just made: one listing of thumbnails/ instead of two.
+            plan.temporaryFiles = package.removable(thumbnails.filter { AtomicFile.isTemporaryFileName($0.name) }.map(\.relativePath))
+        } else {
+            plan.temporaryFiles = dirs.map { package.removable(package.strayTemporaryFiles(in: $0)) } ?? package.removableTemporaryFiles()
+        }
         return plan
     }
 

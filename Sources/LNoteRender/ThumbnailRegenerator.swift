@@ -18,14 +18,18 @@ public struct ThumbnailSettings: Sendable, Equatable {
     /// A page estimated to need more raster work than this is refused (`RenderOptions.maxWork`).
     /// Not part of a thumbnail's fingerprint: it decides whether a page is drawn, not how.
     public var maxWork: Double = RenderOptions.defaultMaxWork
+    /// Read and hash every input, even where the stat index vouches for it (`StatIndex`).
+    public var verify = false
 
     public init(width: Int = 320, quality: Int = 80, force: Bool = false,
-                jobs: Int = ProcessInfo.processInfo.activeProcessorCount, maxWork: Double = RenderOptions.defaultMaxWork) {
+                jobs: Int = ProcessInfo.processInfo.activeProcessorCount, maxWork: Double = RenderOptions.defaultMaxWork,
+                verify: Bool = false) {
         self.width = width
         self.quality = quality
         self.force = force
         self.jobs = max(1, jobs)
         self.maxWork = maxWork
+        self.verify = verify
     }
 }
 
@@ -43,6 +47,8 @@ public struct DocumentRegeneration: Sendable {
     public var title: String?
     public var rendered = 0
     public var upToDate = 0
+    /// Of `upToDate`, the pages found so from their files' stamps alone, without reading them.
+    public var trustedByStat = 0
     public var removed = 0
     public var failed = 0
     public var manifest: ManifestOutcome = .skipped
@@ -64,6 +70,12 @@ public struct DocumentRegeneration: Sendable {
 /// fingerprint is stored in the thumbnail itself (a JPEG comment), so thumbnail and fingerprint
 /// are always replaced together, atomically. A run with nothing changed reads sources and
 /// thumbnail headers and writes nothing.
+///
+/// Before any of that, a stat index (`StatIndex`, in `thumbnails/`) is consulted: a page whose
+/// content, journal, thumbnail and assets all still have the stamps recorded when they were last
+/// read and found consistent is up to date without a read. Anything in doubt is read and
+/// hashed as above; `settings.verify` always does. A run with nothing changed then costs a few
+/// stats per page, and writes the index only when its records changed.
 public final class ThumbnailRegenerator: @unchecked Sendable {
     public let settings: ThumbnailSettings
     public let rendererVersion: String
@@ -91,9 +103,14 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         for path in packages {
             var report = DocumentRegeneration(path: path)
             do {
+                // Stamps of the package directory, document.json and manifest.json before
+                // document.json is read: a change from then on shows next time.
+                let startedNs = FileStamp.nowNs()
+                let top = FileIO.stamps(of: [DocumentParser.fileName, Manifest.fileName], in: "", under: path)
                 let package = try LNotePackage.open(at: URL(fileURLWithPath: path))
                 report.title = package.document.title
-                plans.append(DocumentPlan(package: package, reportIndex: reports.count))
+                plans.append(DocumentPlan(package: package, reportIndex: reports.count, startedNs: startedNs,
+                                          packageDirectory: top.directory, document: top.entries[0], manifest: top.entries[1]))
             } catch {
                 report.errors.append("\(path): \(error)")
                 report.failures.append(error)
@@ -101,28 +118,37 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             reports.append(report)
         }
 
-        // Every page of every document is one job; results land in fixed slots, so the outcome
-        // does not depend on scheduling.
+        // The stat check first, a document at a time: pages it vouches for are done.
+        var results: [[PageResult?]] = plans.map { plan in
+            settings.force || settings.verify ? Array(repeating: nil, count: plan.pageEntries.count) : trustedByStat(plan)
+        }
+
+        // Every other page of every document is one job; results land in fixed slots, so the
+        // outcome does not depend on scheduling.
         let documents = plans
-        let jobs = documents.enumerated().flatMap { d, plan in plan.pageEntries.indices.map { (d, $0) } }
-        let outcomes = ResultSlots<PageOutcome>(count: jobs.count, initial: .upToDate)
+        let jobs = results.enumerated().flatMap { d, pages in pages.indices.filter { pages[$0] == nil }.map { (d, $0) } }
+        let outcomes = ResultSlots<PageResult>(count: jobs.count, initial: PageResult(outcome: .upToDate))
         let done = PageCounter()
         WorkerPool.run(jobs: jobs.count, workers: settings.jobs, context: { AssetCache(budgetBytes: 256 << 20) }) { j, assets in
             let (d, p) = jobs[j]
             outcomes[j] = self.refresh(page: documents[d].pageEntries[p], of: documents[d], assets: assets)
             if let progress { progress(done.increment(), jobs.count) }
         }
+        for (j, (d, p)) in jobs.enumerated() { results[d][p] = outcomes[j] }
 
-        for (j, (d, _)) in jobs.enumerated() {
-            let r = plans[d].reportIndex
-            switch outcomes[j] {
-            case .rendered: reports[r].rendered += 1
-            case .upToDate: reports[r].upToDate += 1
-            case .failed(let message, let error):
-                reports[r].failed += 1; reports[r].errors.append(message); reports[r].failures.append(error)
+        for (d, plan) in plans.enumerated() {
+            let r = plan.reportIndex
+            for result in results[d] {
+                switch result!.outcome {
+                case .rendered: reports[r].rendered += 1
+                case .upToDate: reports[r].upToDate += 1
+                case .failed(let message, let error):
+                    reports[r].failed += 1; reports[r].errors.append(message); reports[r].failures.append(error)
+                }
+                if result!.trustedByStat { reports[r].trustedByStat += 1 }
             }
         }
-        for plan in plans {
+        for (d, plan) in plans.enumerated() {
             // A page whose entry in document.json is invalid fails like any other page: it has
             // no thumbnail, and the run must not report the document as fine.
             for case .invalid(_, _, let error) in plan.package.pages {
@@ -130,7 +156,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                 reports[plan.reportIndex].errors.append("\(plan.package.path): \(error)")
                 reports[plan.reportIndex].failures.append(error)
             }
-            finish(plan, report: &reports[plan.reportIndex])
+            finish(plan, records: results[d].map { $0!.record }, report: &reports[plan.reportIndex])
         }
         return reports
     }
@@ -143,6 +169,60 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         let reportIndex: Int
         /// Hashes of asset files, computed once per run and shared by the document's pages.
         let assetHashes = AssetHashes()
+        /// The stat index as found (an unchanged one is not rewritten).
+        let previous: StatIndex?
+        /// When the document's processing began (wall clock), and the stamps taken then, before
+        /// any of the files is read, so that a change made during the run shows as a different
+        /// stamp next time: the package directory, document.json, manifest.json; pages/ and
+        /// the page files the index names; assets/ and the assets it names; each thumbnail.
+        let startedNs: Int64
+        let packageDirectory: FileStamp?
+        let document: FileStamp?
+        let manifest: FileStamp?
+        let pages: (directory: FileStamp?, files: [String: FileStamp])
+        let assets: (directory: FileStamp?, files: [String: FileStamp])
+        let thumbnails: [FileStamp?]
+
+        init(package: LNotePackage, reportIndex: Int, startedNs: Int64, packageDirectory: FileStamp?,
+             document: FileStamp?, manifest: FileStamp?) {
+            self.package = package
+            self.reportIndex = reportIndex
+            self.startedNs = startedNs
+            self.packageDirectory = packageDirectory
+            self.document = document
+            self.manifest = manifest
+            previous = StatIndex.load(package)
+            // One open per directory, one fstatat per file.
+            func stamps(_ names: [String], in dir: String) -> (FileStamp?, [String: FileStamp]) {
+                let got = FileIO.stamps(of: names, in: dir, under: package.path)
+                var files: [String: FileStamp] = [:]
+                for (name, stamp) in zip(names, got.entries) { files[name] = stamp }
+                return (got.directory, files)
+            }
+            var pageNames: [String] = []
+            for page in (previous?.pages.values).map(Array.init) ?? [] {
+                pageNames.append(Self.fileName(page.contentFile))
+                if let journal = page.journalFile { pageNames.append(Self.fileName(journal)) }
+            }
+            pages = stamps(pageNames, in: LNotePackage.pagesDirectory)
+            assets = stamps(((previous?.assets.values).map(Array.init) ?? []).map { Self.fileName($0.file) }, in: LNotePackage.assetsDirectory)
+            thumbnails = FileIO.stamps(of: package.document.validPages.map { "\($0.id.canonical).jpg" },
+                                       in: LNotePackage.thumbnailsDirectory, under: package.path).entries
+        }
+
+        /// The name after the last "/", found in the UTF-8 view: Character-based splitting was a
+        /// sixth of a no-op run.
+        static func fileName(_ relative: String) -> String {
+            guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else { return relative }
+            return String(relative[relative.utf8.index(after: slash)...])
+        }
+
+        /// Whether the stat index shows `current` as it was when recorded (a recorded stamp is
+        /// always a settled one).
+        func unchanged(_ current: FileStamp?, _ recorded: FileStamp??) -> Bool {
+            guard let current, let recorded = recorded ?? nil else { return false }
+            return current == recorded
+        }
 
         var pageEntries: [PageEntry] { package.document.validPages }
     }
@@ -152,16 +232,83 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         case failed(String, LNoteError)
     }
 
-    /// Brings one page's thumbnail up to date.
-    private func refresh(page entry: PageEntry, of plan: DocumentPlan, assets: AssetCache) -> PageOutcome {
+    /// What became of one page, and the index record that vouches for it next time (nil when
+    /// none can: it was just rendered, failed, or one of its stamps had not settled).
+    struct PageResult: Sendable {
+        var outcome: PageOutcome
+        var record: StatIndex.Page? = nil
+        var trustedByStat = false
+    }
+
+    // MARK: the stat check
+
+    /// For each page of the document, a result when the stat index vouches for it: its entry and
+    /// the settings give the recorded key, its content and journal resolve to the recorded files
+    /// with the recorded stamps, its thumbnail has its recorded stamp, and every asset it shows
+    /// still has the recorded hash (assets with their recorded stamps are not read for that).
+    func trustedByStat(_ plan: DocumentPlan) -> [PageResult?] {
+        let entries = plan.pageEntries
+        guard let index = plan.previous else { return Array(repeating: nil, count: entries.count) }
+        let package = plan.package
+        let candidates: [StatIndex.Page?] = entries.map { entry in
+            index.pages[entry.id.canonical].flatMap { $0.entryKey == entryKey(entry) ? $0 : nil }
+        }
+        // The name after the last "/", found in the UTF-8 view: Character-based splitting was a
+        // sixth of a no-op run.
+        let name = DocumentPlan.fileName
+
+        // Assets with their recorded stamps keep their recorded hashes. One found under another
+        // spelling of its name counts only while assets/ lists the same names.
+        let assetsUnchanged = plan.unchanged(plan.assets.directory, index.assetsDirectory)
+        for (key, record) in index.assets where plan.assets.files[name(record.file)] == record.stamp {
+            if record.file == "\(LNotePackage.assetsDirectory)/\(key)" || assetsUnchanged { plan.assetHashes.prime(key, record) }
+        }
+        let stampOf = plan.pages.files
+        let thumbnailStamps = plan.thumbnails
+        // While pages/ holds the same names, each page's files resolve as they did; otherwise
+        // they are resolved again from one listing (a journal may have appeared).
+        let pagesUnchanged = plan.unchanged(plan.pages.directory, index.pagesDirectory)
+        var listing: (names: [String], exact: Set<String>)? = nil
+        if !pagesUnchanged, candidates.contains(where: { $0 != nil }) {
+            guard let names = try? package.entries(of: LNotePackage.pagesDirectory).map(\.name) else {
+                return Array(repeating: nil, count: entries.count)
+            }
+            listing = (names, Set(names))
+        }
+
+        return zip(entries, candidates).enumerated().map { p, pair -> PageResult? in
+            let (entry, candidate) = pair
+            guard let c = candidate, thumbnailStamps[p] == c.thumbnail, stampOf[name(c.contentFile)] == c.content else { return nil }
+            if let journalFile = c.journalFile, stampOf[name(journalFile)] != c.journal { return nil }
+            if let listing {
+                guard LNotePackage.pageFile(entry.id, extension: "content", inListing: listing.names, exactNames: listing.exact) == c.contentFile,
+                      LNotePackage.pageFile(entry.id, extension: "journal", inListing: listing.names, exactNames: listing.exact) == c.journalFile
+                else { return nil }
+            }
+            guard c.assets.allSatisfy({ plan.assetHashes.hash(of: $0.name, in: package) == $0.hash }) else { return nil }
+            return PageResult(outcome: .upToDate, record: c, trustedByStat: true)
+        }
+    }
+
+    /// Brings one page's thumbnail up to date, reading and hashing its inputs.
+    private func refresh(page entry: PageEntry, of plan: DocumentPlan, assets: AssetCache) -> PageResult {
         let package = plan.package
         let thumbnail = LNotePackage.thumbnailPath(for: entry.id)
+        let startedNs = FileStamp.nowNs()
         do throws(LNoteError) {
-            let source = try package.readPageSource(entry)
+            let (source, contentStamp, journalStamp) = try package.readPageSourceAndStamps(entry)
             let inputs = inputsHash(entry: entry, source: source)
-            if !settings.force,
-               status(of: entry, source: source, inputs: inputs, in: package, assetHashes: plan.assetHashes) == .upToDate {
-                return .upToDate
+            if !settings.force {
+                let check = self.check(entry, source: source, inputs: inputs, in: package, assetHashes: plan.assetHashes)
+                if check.status == .upToDate {
+                    // Recorded only when every stamp had settled before the reads began.
+                    var record: StatIndex.Page? = nil
+                    if let stamp = check.thumbnail, ([contentStamp, stamp] + (journalStamp.map { [$0] } ?? [])).allSatisfy({ $0.isSettled(at: startedNs) }) {
+                        record = StatIndex.Page(entryKey: entryKey(entry), contentFile: source.contentFile, content: contentStamp,
+                                                journalFile: source.journalFile, journal: journalStamp, thumbnail: stamp, assets: check.assets)
+                    }
+                    return PageResult(outcome: .upToDate, record: record)
+                }
             }
             let page = try package.loadPage(entry, from: source)
             let options = RenderOptions(size: .width(settings.width), maxWork: settings.maxWork)
@@ -179,25 +326,67 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                 throw LNoteError(.invalid, file: thumbnail, rule: "encode", message: error.description)
             }
             try package.writeThumbnail(jpeg, for: entry.id)
-            return .rendered
+            return PageResult(outcome: .rendered)
         } catch {
-            return .failed("\(package.path): \(error)", error)
+            return PageResult(outcome: .failed("\(package.path): \(error)", error))
         }
     }
 
     /// After the pages: stale thumbnails and stray temporary files removed, the manifest
-    /// brought in line with document.json once its cover exists.
-    private func finish(_ plan: DocumentPlan, report: inout DocumentRegeneration) {
+    /// brought in line with document.json once its cover exists, the stat index written when
+    /// its records changed.
+    private func finish(_ plan: DocumentPlan, records: [StatIndex.Page?], report: inout DocumentRegeneration) {
         let package = plan.package
+        var index = StatIndex()
+        let settled = { (stamp: FileStamp?) in stamp.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil } }
+        let previous = settings.force || settings.verify ? nil : plan.previous
         do throws(LNoteError) {
-            // The same rule as `gc` for thumbnails and temporary files (assets are left alone).
-            let plan = try GarbageCollector.plan(package, includeAssets: false)
-            report.removed += try GarbageCollector.run(plan, on: package).count
-            report.manifest = try updateManifest(package)
+            // The same rule as `gc` for thumbnails and temporary files (assets are left alone),
+            // first: it refuses a thumbnails/ that is a link, and then no manifest is written.
+            // Temporary files are looked for only in thumbnails/ while the package directory,
+            // pages/ and assets/ are as they were when none was left in them; a subdirectory
+            // missing now was missing then too, while the package directory (which its
+            // creation would change) is unchanged.
+            let quiet = previous.map { !$0.temporaryFilesPending && plan.unchanged(plan.packageDirectory, $0.packageDirectory)
+                && (plan.pages.directory == nil || plan.unchanged(plan.pages.directory, $0.pagesDirectory))
+                && (plan.assets.directory == nil || plan.unchanged(plan.assets.directory, $0.assetsDirectory)) } ?? false
+            let gc = try GarbageCollector.plan(package, includeAssets: false,
+                                               temporaryFilesIn: quiet ? [LNotePackage.thumbnailsDirectory] : nil)
+            report.removed += try GarbageCollector.run(gc, on: package).count
+            index.temporaryFilesPending = quiet ? false
+                : !package.strayTemporaryFiles(in: ["", LNotePackage.pagesDirectory, LNotePackage.assetsDirectory]).isEmpty
+            // The manifest: agreeing still while document.json and manifest.json keep the stamps
+            // they had when it last agreed (and its cover is there).
+            let wanted = Manifest(document: package.document)
+            if let previous, plan.unchanged(plan.document, previous.document), plan.unchanged(plan.manifest, previous.manifest),
+               wanted.cover.map({ FileIO.kind(atPath: package.absolutePath($0)) == .regular }) ?? true {
+                report.manifest = .unchanged
+            } else {
+                report.manifest = try updateManifest(package)
+            }
+            if report.manifest == .unchanged {
+                (index.document, index.manifest) = (settled(plan.document), settled(plan.manifest))
+            }
+            // Writing the manifest changed the package directory after it was searched.
+            index.packageDirectory = report.manifest == .written ? nil : settled(plan.packageDirectory)
+            try writeStatIndex(plan, index: index, records: records)
         } catch {
             report.errors.append("\(package.path): \(error)")
             report.failures.append(error)
         }
+    }
+
+    private func writeStatIndex(_ plan: DocumentPlan, index: StatIndex, records: [StatIndex.Page?]) throws(LNoteError) {
+        var index = index
+        index.pagesDirectory = plan.pages.directory.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil }
+        index.assetsDirectory = plan.assets.directory.flatMap { $0.isSettled(at: plan.startedNs) ? $0 : nil }
+        for (entry, record) in zip(plan.pageEntries, records) { index.pages[entry.id.canonical] = record }
+        index.assets = plan.assetHashes.settledRecords
+        guard index != plan.previous, !(index.isEmpty && plan.previous == nil),
+              FileIO.kind(atPath: plan.package.absolutePath(LNotePackage.thumbnailsDirectory)) == .directory else { return }
+        // Not fsynced: a lost or torn index costs one run of hashing, never a wrong answer
+        // (what it records is re-checked against the files' stamps).
+        try AtomicFile.write(Array(index.text.utf8), relative: StatIndex.relativePath, under: plan.package.path, durable: false)
     }
 
     private func updateManifest(_ package: LNotePackage) throws(LNoteError) -> DocumentRegeneration.ManifestOutcome {
@@ -217,10 +406,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
     /// `settingsText`: the thumbnail settings as stored in a fingerprint; the current ones when nil.
     func inputsHash(entry: PageEntry, source: PageSource, settingsText: String? = nil) -> String {
         var h = ContentHasher()
-        h.combine("lnote-render \(rendererVersion)")
-        h.combine(settingsText ?? self.settingsText)
-        let bg = entry.background
-        h.combine("\(entry.width)x\(entry.height) \(bg.color.hexString) \(bg.template.rawValue) \(bg.spacing) \(bg.lineColor.hexString)")
+        combineEntry(entry, settingsText: settingsText ?? self.settingsText, into: &h)
         h.combine(source.content)
         if let journal = source.journal {
             h.combine("journal")
@@ -233,6 +419,22 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
 
     /// The thumbnail settings that change the picture, as they are hashed and stored.
     var settingsText: String { "w\(settings.width) q\(settings.quality)" }
+
+    /// The renderer version, the settings and the page's entry in document.json: what
+    /// `inputsHash` covers besides the page's files.
+    private func combineEntry(_ entry: PageEntry, settingsText: String, into h: inout ContentHasher) {
+        h.combine("lnote-render \(rendererVersion)")
+        h.combine(settingsText)
+        let bg = entry.background
+        h.combine("\(entry.width)x\(entry.height) \(bg.color.hexString) \(bg.template.rawValue) \(bg.spacing) \(bg.lineColor.hexString)")
+    }
+
+    /// The stat index's key for a page: everything its thumbnail depends on but its files.
+    func entryKey(_ entry: PageEntry) -> String {
+        var h = ContentHasher()
+        combineEntry(entry, settingsText: settingsText, into: &h)
+        return h.finalize()
+    }
 
     /// Whether a page's thumbnail exists and was made from the page's current inputs.
     public enum ThumbnailStatus: String, Sendable {
@@ -252,35 +454,45 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
 
     func status(of entry: PageEntry, source: PageSource, inputs: String, in package: LNotePackage,
                 assetHashes: AssetHashes) -> ThumbnailStatus {
+        check(entry, source: source, inputs: inputs, in: package, assetHashes: assetHashes).status
+    }
+
+    /// `status`, with what an up-to-date thumbnail vouches for: the assets the page shows with
+    /// their hashes, and the stamp of the thumbnail file whose fingerprint was read.
+    func check(_ entry: PageEntry, source: PageSource, inputs: String, in package: LNotePackage,
+               assetHashes: AssetHashes) -> (status: ThumbnailStatus, assets: [Fingerprint.Asset], thumbnail: FileStamp?) {
         let file = LNotePackage.thumbnailPath(for: entry.id)
-        guard FileIO.kind(atPath: package.absolutePath(file)) == .regular else { return .missing }
-        guard let stored = storedFingerprint(file, in: package) else { return .stale }
+        guard FileIO.kind(atPath: package.absolutePath(file)) == .regular else { return (.missing, [], nil) }
+        guard let (stored, stamp) = storedFingerprint(file, in: package) else { return (.stale, [], nil) }
         guard stored.inputs == inputs else {
             // Only the settings differ when the stored inputs are these inputs under the stored
             // settings (and the assets still match): the content is current.
             guard let old = stored.settings, old != settingsText,
-                  inputsHash(entry: entry, source: source, settingsText: old) == stored.inputs else { return .stale }
+                  inputsHash(entry: entry, source: source, settingsText: old) == stored.inputs else { return (.stale, [], nil) }
             var same = stored
             same.inputs = inputs
-            return status(of: entry, source: source, inputs: inputs, stored: same, in: package, assetHashes: assetHashes)
-                == .upToDate ? .otherSettings : .stale
+            let assets = checkAssets(entry, source: source, inputs: inputs, stored: same, stamp: stamp, in: package,
+                                     assetHashes: assetHashes)
+            return (assets.status == .upToDate ? .otherSettings : .stale, [], nil)
         }
-        return status(of: entry, source: source, inputs: inputs, stored: stored, in: package, assetHashes: assetHashes)
+        return checkAssets(entry, source: source, inputs: inputs, stored: stored, stamp: stamp, in: package, assetHashes: assetHashes)
     }
 
-    /// The state of a thumbnail whose stored inputs equal `inputs`: up to date when the assets
+    /// `check` for a thumbnail whose stored inputs equal `inputs`: up to date when the assets
     /// it shows are unchanged.
-    private func status(of entry: PageEntry, source: PageSource, inputs: String, stored: Fingerprint, in package: LNotePackage,
-                        assetHashes: AssetHashes) -> ThumbnailStatus {
+    private func checkAssets(_ entry: PageEntry, source: PageSource, inputs: String, stored: Fingerprint, stamp: FileStamp?,
+                             in package: LNotePackage, assetHashes: AssetHashes)
+        -> (status: ThumbnailStatus, assets: [Fingerprint.Asset], thumbnail: FileStamp?) {
         switch stored.assets {
         case .listed(let assets):
-            return assets.allSatisfy({ assetHashes.hash(of: $0.name, in: package) == $0.hash }) ? .upToDate : .stale
+            let current = assets.allSatisfy({ assetHashes.hash(of: $0.name, in: package) == $0.hash })
+            return current ? (.upToDate, assets, stamp) : (.stale, [], nil)
         case .digest:
             // The list was too long to store. The same inputs are the same page, showing the same
             // assets: parse it to name them again, and compare their current hashes by digest.
-            guard let page = try? package.loadPage(entry, from: source) else { return .stale }
-            let current = Fingerprint(inputs: inputs, assets: shownAssets(page, in: package, assetHashes: assetHashes))
-            return current.assets == stored.assets ? .upToDate : .stale
+            guard let page = try? package.loadPage(entry, from: source) else { return (.stale, [], nil) }
+            let assets = shownAssets(page, in: package, assetHashes: assetHashes)
+            return Fingerprint(inputs: inputs, assets: assets).assets == stored.assets ? (.upToDate, assets, stamp) : (.stale, [], nil)
         }
     }
 
@@ -293,14 +505,15 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         return shown.map { Fingerprint.Asset(name: $0, hash: assetHashes.hash(of: $0, in: package)) }
     }
 
-    /// The fingerprint stored in thumbnail `file` (package-relative), or nil when there is no
-    /// readable one.
-    func storedFingerprint(_ file: String, in package: LNotePackage) -> Fingerprint? {
+    /// The fingerprint stored in thumbnail `file` (package-relative) and the stamp of the file it
+    /// was read from, or nil when there is no readable one.
+    func storedFingerprint(_ file: String, in package: LNotePackage) -> (Fingerprint, FileStamp)? {
         // Only the header is needed; a JPEG's COM marker comes before the image data, and
         // thumbnails are small.
-        guard let bytes = try? FileIO.readRegularFile(relative: file, under: package.path, display: file, maxBytes: 16 << 20),
-              let comment = JPEGCodec.readComment(bytes) else { return nil }
-        return Fingerprint(text: String(decoding: comment, as: UTF8.self))
+        guard let (bytes, stamp) = try? FileIO.readRegularFileAndStamp(relative: file, under: package.path, display: file, maxBytes: 16 << 20),
+              let comment = JPEGCodec.readComment(bytes),
+              let fingerprint = Fingerprint(text: String(decoding: comment, as: UTF8.self)) else { return nil }
+        return (fingerprint, stamp)
     }
 }
 
@@ -396,12 +609,19 @@ final class PageCounter: @unchecked Sendable {
     }
 }
 
-/// Hashes of a document's asset files, each computed at most once per run.
+/// Hashes of a document's asset files, each computed at most once per run, and the stat-index
+/// records of those whose stamps settled (or that the index already vouched for).
 public final class AssetHashes: @unchecked Sendable {
     private var cache: [String: String] = [:]
+    private var records: [String: StatIndex.Asset] = [:]
     private let lock = NSLock()
 
     public init() {}
+
+    /// Takes the hash of asset `key` (lower-cased name) from a record whose stamp still matches.
+    func prime(_ key: String, _ record: StatIndex.Asset) {
+        lock.lock(); cache[key] = record.hash; records[key] = record; lock.unlock()
+    }
 
     /// The hash of the asset's bytes, or "missing" when it cannot be read (so an asset that
     /// appears later makes the page re-render).
@@ -410,8 +630,21 @@ public final class AssetHashes: @unchecked Sendable {
         lock.lock()
         if let known = cache[key] { lock.unlock(); return known }
         lock.unlock()
-        let value = (try? package.readAsset(name)).map(ContentHasher.hash) ?? "missing"
-        lock.lock(); cache[key] = value; lock.unlock()
+        let startedNs = FileStamp.nowNs()
+        guard let (bytes, file, stamp) = try? package.readAssetAndStamp(name) else {
+            lock.lock(); cache[key] = "missing"; lock.unlock()
+            return "missing"
+        }
+        let value = ContentHasher.hash(bytes)
+        lock.lock()
+        cache[key] = value
+        if stamp.isSettled(at: startedNs) { records[key] = StatIndex.Asset(file: file, stamp: stamp, hash: value) }
+        lock.unlock()
         return value
+    }
+
+    var settledRecords: [String: StatIndex.Asset] {
+        lock.lock(); defer { lock.unlock() }
+        return records
     }
 }

@@ -33,7 +33,8 @@ extension XCTestCase {
     /// in that order, checking after each that:
     /// - nothing outside the package changed (the sibling directory, link targets);
     /// - info, check, export and gc --dry-run changed nothing at all;
-    /// - thumbnails wrote only `thumbnails/<UUID>.jpg` and `manifest.json` (regular files);
+    /// - thumbnails wrote only `thumbnails/<UUID>.jpg`, `manifest.json` and its stat index
+    ///   `thumbnails/.lnote-render-index` (regular files);
     /// - gc deleted only what `allow.gcDeletes` lists, and modified nothing;
     /// - compact rewrote only `pages/*.content` and removed only `pages/*.journal`, and only
     ///   when `allow.compactRewrites`;
@@ -69,7 +70,7 @@ extension XCTestCase {
             // It removes stale thumbnails and stray temporary files as gc does.
             if new == nil { return allow.gcDeletes.contains(path) && (path.hasPrefix("thumbnails/") || path.contains(".tmp-")) }
             guard case .file? = new else { return path == "thumbnails" && new == .directory }
-            if path == "manifest.json" { return true }
+            if path == "manifest.json" || path == "thumbnails/.lnote-render-index" { return true }  // and its stat index
             let parts = path.split(separator: "/")
             return parts.count == 2 && parts[0] == "thumbnails" && parts[1].hasSuffix(".jpg")
                 && LNoteID(String(parts[1].dropLast(4))) != nil

@@ -16,9 +16,44 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: dir)
     }
 
-    func regenerator(width: Int = 64, quality: Int = 80, jobs: Int = 2, force: Bool = false) -> ThumbnailRegenerator {
-        ThumbnailRegenerator(settings: ThumbnailSettings(width: width, quality: quality, force: force, jobs: jobs),
+    func regenerator(width: Int = 64, quality: Int = 80, jobs: Int = 2, force: Bool = false, verify: Bool = false) -> ThumbnailRegenerator {
+        ThumbnailRegenerator(settings: ThumbnailSettings(width: width, quality: quality, force: force, jobs: jobs, verify: verify),
                              rendererVersion: "test-1")
+    }
+
+    /// Waits past the time-stamp granularity the stat index allows for (`FileStamp`), so that
+    /// stamps of files written so far count as settled.
+    func settle() { usleep(120_000) }
+
+    /// Regenerates until the stat index vouches for every page: the first run renders, the
+    /// second (after the files settled) reads, hashes and records their stamps.
+    func regenerateUntilTrusted(_ pkg: TestPackage, pages: Int = 3) throws {
+        _ = regenerator().regenerate(paths: [dir])
+        settle()
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].trustedByStat, 0)
+        let report = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.trustedByStat, pages, "\(report.errors)")
+        XCTAssertEqual(report.rendered, 0)
+    }
+
+    /// Writes `bytes` into the existing file in place (same inode), then puts its modification
+    /// time back: only the size, inode and mtime a careless stat check looks at stay the same.
+    func overwriteInPlaceKeepingModificationTime(_ path: String, _ bytes: [UInt8]) throws {
+        var st = stat()
+        XCTAssertEqual(stat(path, &st), 0)
+        XCTAssertEqual(Int(st.st_size), bytes.count, "the edit must keep the size")
+        let fd = open(path, O_WRONLY | O_TRUNC)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        XCTAssertEqual(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }, bytes.count)
+        close(fd)
+        var times = [st.st_atim, st.st_mtim]
+        XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
+        var after = stat()
+        stat(path, &after)
+        XCTAssertEqual(after.st_ino, st.st_ino)
+        XCTAssertEqual(after.st_size, st.st_size)
+        XCTAssertEqual(after.st_mtim.tv_sec, st.st_mtim.tv_sec)
+        XCTAssertEqual(after.st_mtim.tv_nsec, st.st_mtim.tv_nsec)
     }
 
     func testFirstRunRendersEveryPageWritesTheManifestAfterTheCover() throws {
@@ -200,6 +235,168 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         let one = pkg.snapshotFiles()
         _ = regenerator(jobs: 4, force: true).regenerate(paths: [dir])
         XCTAssertEqual(one, pkg.snapshotFiles())
+    }
+
+    // MARK: the stat index
+
+    func testANoOpRunTrustsSettledStampsAndWritesNothing() throws {
+        let pkg = try TestPackage.make(in: dir)
+        try regenerateUntilTrusted(pkg)
+        let index = try XCTUnwrap(StatIndex.load(try LNotePackage.open(at: URL(fileURLWithPath: pkg.path))))
+        XCTAssertEqual(index.pages.count, 3)
+        // Its text reads back as itself; anything torn or altered reads as no index at all.
+        let text = Array(index.text.utf8)
+        XCTAssertEqual(StatIndex(bytes: text), index)
+        XCTAssertNil(StatIndex(bytes: Array(text.dropLast())))
+        XCTAssertNil(StatIndex(bytes: Array(text.prefix(text.count / 2))))
+        XCTAssertNil(StatIndex(bytes: Array(index.text.replacingOccurrences(of: "lnote-render-stat-index 1", with: "lnote-render-stat-index 2").utf8)))
+        XCTAssertNil(StatIndex(bytes: Array(index.text.replacingOccurrences(of: ":", with: ";").utf8)))
+        let before = TestPackage.modificationStamp(pkg.path + "/" + StatIndex.relativePath)
+        let report = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.trustedByStat, 3)
+        XCTAssertEqual(report.upToDate, 3)
+        XCTAssertEqual(report.manifest, .unchanged)
+        XCTAssertEqual(TestPackage.modificationStamp(pkg.path + "/" + StatIndex.relativePath), before, "an unchanged index was rewritten")
+    }
+
+    func testAnEditThatKeepsSizeAndModificationTimeIsFound() throws {
+        let pkg = try TestPackage.make(in: dir)
+        try regenerateUntilTrusted(pkg)
+        let edited = ContentWriter.snapshot([TestPackage.stroke(index: 1, color: Color(r: 0xAA, g: 0x1A, b: 0x8A))])
+        try overwriteInPlaceKeepingModificationTime(pkg.contentPath(1), edited)
+        let report = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.rendered, 1)
+        XCTAssertEqual(report.trustedByStat, 2)
+    }
+
+    func testACopiedInPackageWithOldModificationTimesIsFound() throws {
+        let pkg = try TestPackage.make(in: dir)
+        try regenerateUntilTrusted(pkg)
+        let files = FileManager.default
+        func mtime(_ path: String) -> timespec { var st = stat(); stat(path, &st); return st.st_mtim }
+        let contentTimes = (0..<3).map { mtime(pkg.contentPath($0)) }
+        let documentTime = mtime(pkg.path + "/document.json")
+        // The same document edited elsewhere (each page's stroke in another colour of the same
+        // length), with its old thumbnails and stat index, copied in over it as `cp -a` or
+        // `rsync -a` would: files replaced, modification times kept.
+        let other = try makeTemporaryDirectory(name + "-other")
+        defer { try? files.removeItem(atPath: other) }
+        let v2 = try TestPackage.make(in: other)
+        for page in 0..<3 { try v2.writeContent(page: page, elements: [TestPackage.stroke(index: page, color: Color(r: 0x20, g: 0x90, b: 0x30))]) }
+        try files.copyItem(atPath: pkg.path + "/thumbnails", toPath: v2.path + "/thumbnails")
+        try files.removeItem(atPath: pkg.path)
+        try files.copyItem(atPath: v2.path, toPath: pkg.path)
+        for page in 0..<3 {
+            XCTAssertEqual(files.contents(atPath: pkg.contentPath(page))?.count, files.contents(atPath: v2.contentPath(page))?.count)
+            var times = [contentTimes[page], contentTimes[page]]
+            XCTAssertEqual(utimensat(AT_FDCWD, pkg.contentPath(page), &times, 0), 0)
+        }
+        var times = [documentTime, documentTime]
+        utimensat(AT_FDCWD, pkg.path + "/document.json", &times, 0)
+        let report = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.rendered, 3, "\(report.errors)")
+        XCTAssertEqual(report.trustedByStat, 0)
+    }
+
+    func testAStampTakenWithinTheGranularityOfAChangeIsNotRecorded() throws {
+        let pkg = try TestPackage.make(in: dir)
+        try regenerateUntilTrusted(pkg)
+        // Edited just before a run: the run reads and hashes it, and records no stamp for it,
+        // since a second edit within the same clock tick would leave the stamp as it is.
+        try pkg.writeContent(page: 2, elements: [TestPackage.stroke(index: 2), TestPackage.stroke(index: 4)])
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1)
+        let report = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.trustedByStat, 2)
+        let index = try XCTUnwrap(StatIndex.load(try LNotePackage.open(at: URL(fileURLWithPath: pkg.path))))
+        XCTAssertNil(index.pages[pkg.pageIDs[2]])
+        settle()
+        _ = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].trustedByStat, 3)
+
+        let granularity: Int64 = 50_000_000
+        let stamp = FileStamp(device: 1, inode: 2, mode: 0o100644, size: 3, mtimeNs: 10_000_000_001, ctimeNs: 10_000_000_001)
+        XCTAssertFalse(stamp.isSettled(at: stamp.ctimeNs))
+        XCTAssertFalse(stamp.isSettled(at: stamp.ctimeNs + granularity))
+        XCTAssertTrue(stamp.isSettled(at: stamp.ctimeNs + granularity + 1))
+        XCTAssertFalse(stamp.isSettled(at: stamp.ctimeNs - 1), "a time in the future is never settled")
+        let wholeSeconds = FileStamp(device: 1, inode: 2, mode: 0o100644, size: 3, mtimeNs: 10_000_000_000, ctimeNs: 10_000_000_000)
+        XCTAssertFalse(wholeSeconds.isSettled(at: 11_900_000_000), "a file system of whole seconds needs two")
+        XCTAssertTrue(wholeSeconds.isSettled(at: 12_000_000_001))
+        XCTAssertEqual(FileStamp(Substring(stamp.description)), stamp)
+    }
+
+    func testAJournalThatAppearsOrGrowsAndAnAssetThatChangesAreFound() throws {
+        let pkg = try TestPackage.make(in: dir)
+        let assetName = "D1A6F4C3-1111-4222-8333-444455556666.png"
+        try FileManager.default.createDirectory(atPath: pkg.path + "/assets", withIntermediateDirectories: true)
+        func writeAsset(_ grey: UInt8) throws {
+            try AtomicFile.write(try PNGEncoder.encode(Bitmap(width: 8, height: 8, fill: grey)), toPath: pkg.path + "/assets/" + assetName)
+        }
+        try writeAsset(80)
+        let image = Element.image(id: "B0000000-0000-4000-8000-000000000001",
+                                  placement: ImagePlacement(asset: assetName, x: 500, y: 500, width: 3000, height: 3000))
+        try pkg.writeContent(page: 0, elements: [TestPackage.stroke(index: 0), image])
+        try regenerateUntilTrusted(pkg)
+        try pkg.appendJournal(page: 1, frames: Journal.addFrame(TestPackage.stroke(index: 7)))
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1, "a journal that appeared")
+        settle()
+        _ = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].trustedByStat, 3)
+        try pkg.appendJournal(page: 1, frames: Journal.deleteFrame(id: TestPackage.stroke(index: 7).id!))
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1, "a journal that grew")
+        settle()
+        _ = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].trustedByStat, 3)
+        try writeAsset(200)
+        let report = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.rendered, 1, "an asset that changed")
+        XCTAssertEqual(report.trustedByStat, 2)
+    }
+
+    func testVerifyHashesEveryInputAndAnUnreadableIndexIsIgnored() throws {
+        let pkg = try TestPackage.make(in: dir)
+        try regenerateUntilTrusted(pkg)
+        var report = regenerator(verify: true).regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.trustedByStat, 0)
+        XCTAssertEqual(report.upToDate, 3)
+        try AtomicFile.write(Array("lnote-render-stat-index 1\npages-dir garbage\n".utf8), toPath: pkg.path + "/" + StatIndex.relativePath)
+        report = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.trustedByStat, 0)
+        XCTAssertEqual(report.upToDate, 3)
+        XCTAssertTrue(report.succeeded)
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].trustedByStat, 3, "the index was rebuilt")
+        // gc and check leave the index alone: it is not a thumbnail of any page.
+        XCTAssertTrue(try GarbageCollector.plan(try LNotePackage.open(at: URL(fileURLWithPath: pkg.path))).all.isEmpty)
+    }
+
+    func testUnderATrustedIndexTheManifestAndStrayTemporaryFilesAreStillLookedAfter() throws {
+        let pkg = try TestPackage.make(in: dir)
+        try regenerateUntilTrusted(pkg)
+        settle()
+        _ = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].manifest, .unchanged)
+        // A manifest edited in place, same size and mtime: rewritten.
+        let manifestPath = pkg.path + "/manifest.json"
+        let manifest = try XCTUnwrap(FileManager.default.contents(atPath: manifestPath))
+        let edited = Array(String(decoding: manifest, as: UTF8.self).replacingOccurrences(of: "Test notes", with: "Best notes").utf8)
+        try overwriteInPlaceKeepingModificationTime(manifestPath, edited)
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].manifest, .written)
+        XCTAssertEqual(try Manifest.parse([UInt8](FileManager.default.contents(atPath: manifestPath)!)).title, "Test notes")
+        settle()
+        _ = regenerator().regenerate(paths: [dir])
+        // An old temporary file left in pages/ (an interrupted save an hour ago), and one of ours.
+        let stale = pkg.path + "/pages/.\(pkg.pageIDs[0]).content.tmp-crashed"
+        XCTAssertTrue(FileManager.default.createFile(atPath: stale, contents: Data([1])))
+        let old = timespec(tv_sec: time(nil) - 3600, tv_nsec: 0)
+        var times = [old, old]
+        utimensat(AT_FDCWD, stale, &times, 0)
+        let ours = pkg.path + "/thumbnails/.\(pkg.pageIDs[1]).jpg.tmp-crashed"
+        XCTAssertTrue(FileManager.default.createFile(atPath: ours, contents: Data([1])))
+        let report = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.removed, 2)
+        XCTAssertEqual(report.trustedByStat, 3)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: ours))
     }
 
     func testFingerprintTextRoundTrips() {

@@ -3,6 +3,7 @@
 //   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--costly DIR] [--runs N] [--regen-runs N] [--no-raster]
 //   lnote-bench --dense PACKAGE --raster-only [--runs N]
 //   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR --store-only [--runs N]
+//   lnote-bench --library DIR [--runs N]
 //
 // Times, single-threaded unless said otherwise, on the dense page: content decode, stroke
 // raster at thumb / 1x / 2x, PNG encode of the 2x render (ours vs libpng zlib 6), the page's
@@ -13,6 +14,8 @@
 // one JSON object.
 // --raster-only times the stroke raster alone (tools/bench alternates it with the peers, so
 // that each pair of figures is taken under the same machine load); --no-raster leaves it out.
+// --library times a generated library at scale instead: its no-op regeneration (after one
+// untimed run that renders what is missing) and how soon `watch` notices an edit in it.
 
 import Foundation
 import LNoteCodecs
@@ -31,6 +34,7 @@ struct Arguments {
     var raster = true
     /// Only the level-2 migration figures (Migration.swift), for measuring them alone.
     var storeOnly = false
+    var library = ""
 
     init(_ args: [String]) throws {
         var i = 0
@@ -55,10 +59,12 @@ struct Arguments {
             case "--raster-only": rasterOnly = true
             case "--no-raster": raster = false
             case "--store-only": storeOnly = true; raster = false
+            case "--library": library = try value()
             default: throw BenchError("unexpected argument '\(args[i])'")
             }
             i += 1
         }
+        if !library.isEmpty { return }
         guard !dense.isEmpty, rasterOnly || (!doc200.isEmpty && !work.isEmpty), !(rasterOnly && !raster) else {
             throw BenchError("usage: lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N] [--no-raster]\n"
                              + "       lnote-bench --dense PACKAGE --raster-only [--runs N]")
@@ -153,6 +159,14 @@ func doc200Regeneration(_ original: String, work: String, runs: Int, regenRuns: 
 
 do {
     let args = try Arguments(Array(CommandLine.arguments.dropFirst()))
+    if !args.library.isEmpty {
+        var result: [String: Any] = ["runs": args.runs, "cpus": ProcessInfo.processInfo.activeProcessorCount, "load_before": loadAverage()]
+        result.merge(try libraryNoop(args.library, runs: args.runs)) { _, new in new }
+        result.merge(try watchLatency(args.library)) { _, new in new }
+        result["load_after"] = loadAverage()
+        print(String(decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]), as: UTF8.self))
+        exit(0)
+    }
     let dense = try LNotePackage.open(at: URL(fileURLWithPath: args.dense))
     var result: [String: Any] = ["runs": args.runs, "regen_runs": args.regenRuns,
                                  "cpus": ProcessInfo.processInfo.activeProcessorCount, "load_before": loadAverage()]

@@ -107,7 +107,13 @@ extension Presets {
         for d in 0..<(o.pages ?? 6) {
             var drng = rng.fork(UInt64(d))
             var title = "\(drng.pick(titles)) \(drng.int(1...12))"
-            while used.contains(title) { title = "\(drng.pick(titles)) \(drng.int(1...20))" }
+            // 18 titles × 20 numbers run out at 360 documents; past that (a library-scale
+            // run), the document's number makes the title unique.
+            var tries = 0
+            while used.contains(title) {
+                tries += 1
+                title = tries < 100 ? "\(drng.pick(titles)) \(drng.int(1...20))" : "\(title) (\(d + 1))"
+            }
             used.insert(title)
             var (doc, clock) = newDocument(&drng, title: title)
             let pages = drng.int(1...5)

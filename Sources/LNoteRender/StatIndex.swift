@@ -1,0 +1,191 @@
+import Glibc
+import LNoteFormat
+
+/// The regenerator's memory of what each thumbnail was drawn from, git-index style: for every
+/// page, the stamps (`FileStamp`: device, inode, mode, size, mtime and ctime in ns) of its content
+/// file, journal and thumbnail, the key of its document.json entry and settings, and the hash of
+/// every asset it shows; for every asset, its stamp and hash. A page whose files all still have
+/// their recorded stamps is up to date without reading a byte of them.
+///
+/// It is derived data like the thumbnails it vouches for: one file per document,
+/// `thumbnails/.lnote-render-index`, rebuilt by any run, ignored when missing or unreadable, and
+/// never trusted beyond its stamps (content hashing stays the truth; `--verify` ignores it).
+/// Only settled stamps are recorded (`FileStamp.isSettled`): a file changed within the time-stamp
+/// granularity of its read is read and hashed again next time.
+///
+/// Text, one record a line, so that a person can read it:
+///
+///     lnote-render-stat-index 1
+///     pages-dir <stamp>|-
+///     assets-dir <stamp>|-
+///     package-dir <stamp>|-           (the package directory, after the manifest was written)
+///     temporary-files none|pending    (source temporary files too young to delete, last time)
+///     manifest <document.json stamp>|- <manifest.json stamp>|-   (when they were found to agree)
+///     page <ID> <entry key> <content file> <stamp> <journal file>|- <stamp>|- <thumbnail stamp> <n>
+///     shows <asset name> <hash>            (n lines, the assets the page above shows)
+///     asset <name> <file> <stamp> <hash>
+struct StatIndex: Equatable, Sendable {
+    static let relativePath = "\(LNotePackage.thumbnailsDirectory)/.lnote-render-index"
+    static let magic = "lnote-render-stat-index 1"
+
+    struct Page: Equatable, Sendable {
+        /// The hash of the renderer version, settings and document.json entry (`entryKey`).
+        var entryKey: String
+        var contentFile: String
+        var content: FileStamp
+        var journalFile: String?
+        var journal: FileStamp?
+        var thumbnail: FileStamp
+        /// The assets the page shows, with the hashes its thumbnail was made from.
+        var assets: [Fingerprint.Asset]
+    }
+
+    struct Asset: Equatable, Sendable {
+        /// Relative to the package: `assets/<name as found>`.
+        var file: String
+        var stamp: FileStamp
+        var hash: String
+    }
+
+    var pagesDirectory: FileStamp?
+    var assetsDirectory: FileStamp?
+    /// With pages/ and assets/: while none of the three changed, no temporary file appeared in
+    /// them, so only thumbnails/ is searched for one (unless some were left pending).
+    var packageDirectory: FileStamp?
+    var temporaryFilesPending = true
+    /// document.json and manifest.json as they were when the manifest was found to agree with
+    /// the document: while both keep these stamps, it still does.
+    var document: FileStamp?
+    var manifest: FileStamp?
+    /// By canonical page id.
+    var pages: [String: Page] = [:]
+    /// By lower-cased asset name.
+    var assets: [String: Asset] = [:]
+
+    var isEmpty: Bool { pages.isEmpty && assets.isEmpty }
+
+    var text: String {
+        var lines = [Self.magic, "pages-dir \(pagesDirectory?.description ?? "-")", "assets-dir \(assetsDirectory?.description ?? "-")",
+                     "package-dir \(packageDirectory?.description ?? "-")", "temporary-files \(temporaryFilesPending ? "pending" : "none")",
+                     "manifest \(document?.description ?? "-") \(manifest?.description ?? "-")"]
+        for (id, p) in pages.sorted(by: { $0.key < $1.key }) {
+            lines.append("page \(id) \(p.entryKey) \(p.contentFile) \(p.content) \(p.journalFile ?? "-") \(p.journal?.description ?? "-") \(p.thumbnail) \(p.assets.count)")
+            lines += p.assets.map { "shows \($0.name) \($0.hash)" }
+        }
+        for (name, a) in assets.sorted(by: { $0.key < $1.key }) {
+            lines.append("asset \(name) \(a.file) \(a.stamp) \(a.hash)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    init() {}
+
+    /// Parses the index's bytes; nil for anything else (another version, a torn or edited
+    /// file), which costs only one run of hashing. A byte scanner, not `String.split`: this is
+    /// most of what a no-op run does (split and Substring made it 5× slower).
+    init?(bytes: [UInt8]) {
+        guard let parsed = bytes.withUnsafeBufferPointer({ StatIndex.parse($0) }) else { return nil }
+        self = parsed
+    }
+
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> StatIndex? {
+        var lines: [Range<Int>] = []
+        var start = 0
+        for i in 0..<b.count where b[i] == 0x0A {
+            lines.append(start..<i)
+            start = i + 1
+        }
+        guard start == b.count, lines.count >= 6 else { return nil }  // the last line ends with a newline
+        func fields(_ line: Range<Int>) -> [Range<Int>] {
+            var out: [Range<Int>] = []
+            var s = line.lowerBound
+            for i in line where b[i] == 0x20 {
+                out.append(s..<i)
+                s = i + 1
+            }
+            out.append(s..<line.upperBound)
+            return out
+        }
+        func text(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self) }
+        func equals(_ r: Range<Int>, _ word: StaticString) -> Bool {
+            r.count == word.utf8CodeUnitCount && memcmp(b.baseAddress! + r.lowerBound, word.utf8Start, r.count) == 0
+        }
+        func isDash(_ r: Range<Int>) -> Bool { r.count == 1 && b[r.lowerBound] == 0x2D }
+        func integer(_ r: Range<Int>) -> Int64? {
+            guard !r.isEmpty, r.count <= 19 else { return nil }
+            var v: Int64 = 0
+            var i = r.lowerBound
+            let negative = b[i] == 0x2D
+            if negative { i += 1; if i == r.upperBound { return nil } }
+            while i < r.upperBound {
+                let d = b[i] &- 0x30
+                guard d < 10 else { return nil }
+                v = v * 10 + Int64(d)
+                i += 1
+            }
+            return negative ? -v : v
+        }
+        func stamp(_ r: Range<Int>) -> FileStamp? {
+            var parts: [Int64] = []
+            var s = r.lowerBound
+            for i in r where b[i] == 0x3A {
+                guard let v = integer(s..<i) else { return nil }
+                parts.append(v)
+                s = i + 1
+            }
+            guard let last = integer(s..<r.upperBound), parts.count == 5, parts[0] >= 0, parts[1] >= 0, parts[2] >= 0, parts[2] <= Int64(UInt32.max) else { return nil }
+            return FileStamp(device: UInt64(parts[0]), inode: UInt64(parts[1]), mode: UInt32(parts[2]), size: parts[3],
+                             mtimeNs: parts[4], ctimeNs: last)
+        }
+        func optionalStamp(_ r: Range<Int>) -> FileStamp?? { isDash(r) ? .some(nil) : stamp(r).map { .some($0) } }
+
+        guard equals(lines[0], "lnote-render-stat-index 1") else { return nil }
+        var index = StatIndex()
+        let pd = fields(lines[1]), ad = fields(lines[2])
+        guard pd.count == 2, equals(pd[0], "pages-dir"), let pagesDir = optionalStamp(pd[1]),
+              ad.count == 2, equals(ad[0], "assets-dir"), let assetsDir = optionalStamp(ad[1]) else { return nil }
+        index.pagesDirectory = pagesDir
+        index.assetsDirectory = assetsDir
+        let kd = fields(lines[3]), tf = fields(lines[4]), mf = fields(lines[5])
+        guard kd.count == 2, equals(kd[0], "package-dir"), let packageDir = optionalStamp(kd[1]),
+              tf.count == 2, equals(tf[0], "temporary-files"), equals(tf[1], "none") || equals(tf[1], "pending"),
+              mf.count == 3, equals(mf[0], "manifest"), let document = optionalStamp(mf[1]), let manifest = optionalStamp(mf[2])
+        else { return nil }
+        index.packageDirectory = packageDir
+        index.temporaryFilesPending = equals(tf[1], "pending")
+        index.document = document
+        index.manifest = manifest
+        var l = 6
+        while l < lines.count {
+            let f = fields(lines[l])
+            l += 1
+            if equals(f[0], "page") {
+                guard f.count == 9, let content = stamp(f[4]), let journal = optionalStamp(f[6]), let thumbnail = stamp(f[7]),
+                      let n = integer(f[8]), n >= 0, n <= lines.count - l, isDash(f[5]) == (journal == nil) else { return nil }
+                var shown: [Fingerprint.Asset] = []
+                for _ in 0..<n {
+                    let a = fields(lines[l])
+                    l += 1
+                    guard a.count == 3, equals(a[0], "shows") else { return nil }
+                    shown.append(Fingerprint.Asset(name: text(a[1]), hash: text(a[2])))
+                }
+                index.pages[text(f[1])] = Page(entryKey: text(f[2]), contentFile: text(f[3]), content: content,
+                                               journalFile: isDash(f[5]) ? nil : text(f[5]), journal: journal,
+                                               thumbnail: thumbnail, assets: shown)
+            } else if equals(f[0], "asset") {
+                guard f.count == 5, let s = stamp(f[3]) else { return nil }
+                index.assets[text(f[1])] = Asset(file: text(f[2]), stamp: s, hash: text(f[4]))
+            } else {
+                return nil
+            }
+        }
+        return index
+    }
+
+    /// The index stored in `package`; nil when there is none or it is unreadable.
+    static func load(_ package: LNotePackage) -> StatIndex? {
+        guard let bytes = try? FileIO.readRegularFile(relative: relativePath, under: package.path, display: relativePath,
+                                                      maxBytes: 64 << 20) else { return nil }
+        return StatIndex(bytes: bytes)
+    }
+}
