@@ -55,7 +55,8 @@ let package = Package(
         .testTarget(name: "LNoteFormatTests", dependencies: ["LNoteFormat", "CZlib"]),
         .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteFormat", "LNoteBitmap"]),
         .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
-        .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
+        .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteFormat", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
+                                                             "CJPEG", "CZlib"]),
         .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
     ]
 )

@@ -95,7 +95,9 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         let documents = plans
         let jobs = documents.enumerated().flatMap { d, plan in plan.pageEntries.indices.map { (d, $0) } }
         let outcomes = ResultSlots<PageOutcome>(count: jobs.count, initial: .upToDate)
-        WorkerPool.run(jobs: jobs.count, workers: settings.jobs, context: { AssetCache(budgetBytes: 256 << 20) }) { j, assets in
+        // One image cache for all workers: a photo shown on many pages is decoded once.
+        let assets = AssetCache(budgetBytes: 256 << 20)
+        WorkerPool.run(jobs: jobs.count, workers: settings.jobs, context: { assets }) { j, assets in
             let (d, p) = jobs[j]
             outcomes[j] = self.refresh(page: documents[d].pageEntries[p], of: documents[d], assets: assets)
         }

@@ -2,6 +2,7 @@
 //
 //   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N] [--no-raster]
 //   lnote-bench --dense PACKAGE --raster-only [--runs N]
+//   lnote-bench --photos-only --work DIR [--runs N]
 //
 // Times, single-threaded unless said otherwise, on the dense page: content decode, stroke
 // raster at thumb / 1x / 2x, PNG encode of the 2x render (ours vs libpng zlib 6), the page's
@@ -10,6 +11,7 @@
 // changed, and one average page alone. Progress goes to stderr; stdout is one JSON object.
 // --raster-only times the stroke raster alone (tools/bench alternates it with the peers, so
 // that each pair of figures is taken under the same machine load); --no-raster leaves it out.
+// The photo-heavy page (Photos.swift) is generated into DIR and timed too; --photos-only times it alone.
 
 import Foundation
 import LNoteCodecs
@@ -24,6 +26,7 @@ struct Arguments {
     var regenRuns = 3
     var rasterOnly = false
     var raster = true
+    var photosOnly = false
 
     init(_ args: [String]) throws {
         var i = 0
@@ -46,10 +49,12 @@ struct Arguments {
             case "--regen-runs": regenRuns = try count()
             case "--raster-only": rasterOnly = true
             case "--no-raster": raster = false
+            case "--photos-only": photosOnly = true
             default: throw BenchError("unexpected argument '\(args[i])'")
             }
             i += 1
         }
+        if photosOnly, !work.isEmpty, !rasterOnly { return }
         guard !dense.isEmpty, rasterOnly || (!doc200.isEmpty && !work.isEmpty), !(rasterOnly && !raster) else {
             throw BenchError("usage: lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N] [--no-raster]\n"
                              + "       lnote-bench --dense PACKAGE --raster-only [--runs N]")
@@ -144,14 +149,19 @@ func doc200Regeneration(_ original: String, work: String, runs: Int, regenRuns: 
 
 do {
     let args = try Arguments(Array(CommandLine.arguments.dropFirst()))
-    let dense = try LNotePackage.open(at: URL(fileURLWithPath: args.dense))
     var result: [String: Any] = ["runs": args.runs, "regen_runs": args.regenRuns,
                                  "cpus": ProcessInfo.processInfo.activeProcessorCount, "load_before": loadAverage()]
     var parts: [[String: Any]] = []
-    if args.raster { parts.append(try denseRaster(dense, runs: args.runs)) }   // --raster-only implies it
-    if !args.rasterOnly {
-        parts += [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
-                  try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns)]
+    if args.photosOnly {
+        parts.append(try photoPage(work: args.work, runs: args.runs))
+    } else {
+        let dense = try LNotePackage.open(at: URL(fileURLWithPath: args.dense))
+        if args.raster { parts.append(try denseRaster(dense, runs: args.runs)) }   // --raster-only implies it
+        if !args.rasterOnly {
+            parts += [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
+                      try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns),
+                      try photoPage(work: args.work, runs: args.runs)]
+        }
     }
     for part in parts { result.merge(part) { _, new in new } }
     result["load_after"] = loadAverage()
