@@ -69,10 +69,12 @@ extension Canvas {
         // axis when q is odd (flipped for q = 1); screen y likewise (flipped for q = 2, 3).
         let xAlongImageX = q % 2 == 0
         let xFlipped = q == 1 || q == 2, yFlipped = q == 2 || q == 3
-        let (xExtent, xTexels) = xAlongImageX ? (frame.fw, texels.width) : (frame.fh, texels.height)
-        let (yExtent, yTexels) = xAlongImageX ? (frame.fh, texels.height) : (frame.fw, texels.width)
-        let columns = AxisWeights(pixels: box.i0...box.i1, centre: frame.cx, extent: xExtent, texels: xTexels, flipped: xFlipped)
-        let rows = AxisWeights(pixels: box.j0...box.j1, centre: frame.cy, extent: yExtent, texels: yTexels, flipped: yFlipped)
+        let (xExtent, xTexels, xSpan) = xAlongImageX ? (frame.fw, texels.width, texels.spanX) : (frame.fh, texels.height, texels.spanY)
+        let (yExtent, yTexels, ySpan) = xAlongImageX ? (frame.fh, texels.height, texels.spanY) : (frame.fw, texels.width, texels.spanX)
+        let columns = AxisWeights(pixels: box.i0...box.i1, centre: frame.cx, extent: xExtent, texels: xTexels, span: xSpan,
+                                  flipped: xFlipped)
+        let rows = AxisWeights(pixels: box.j0...box.j1, centre: frame.cy, extent: yExtent, texels: yTexels, span: ySpan,
+                               flipped: yFlipped)
         // The weights along the image's x axis are the inner loop: texel rows are contiguous.
         columns.withSpans { colSpans, colWeights in
             rows.withSpans { rowSpans, rowWeights in
@@ -103,15 +105,20 @@ extension Canvas {
     private static func drawRotated(_ texels: TexelReader, frame: ImageFrame, box: PixelBox, opacity: Float,
                                     canvas px: UnsafeMutablePointer<UInt8>, canvasWidth w: Int) {
         // Texels per frame pixel along the image's axes.
-        let sx = Double(texels.width) / frame.fw, sy = Double(texels.height) / frame.fh
+        let sx = texels.spanX / frame.fw, sy = texels.spanY / frame.fh
         let bilinear = sx <= 1 && sy <= 1
         // A step of one pixel along screen x (y) in texel coordinates.
         let ex = SIMD2(frame.cosT * sx, -frame.sinT * sy), ey = SIMD2(frame.sinT * sx, frame.cosT * sy)
-        let integrator = FootprintIntegrator(texels: texels)
+        FootprintIntegrator.withScratch(texels) { integrator in
         withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: 16) { buffer in
             let poly = buffer.baseAddress!
-            for j in box.j0...box.j1 {
-                for i in box.i0...box.i1 {
+            // In tiles of 16 × 16 pixels: a rotated frame's pixel row runs diagonally through
+            // the texels, so row by row each pixel would read its texel rows from far apart
+            // (a 12-MP photo's rows are 8-16 KB); a tile's texels stay in the cache.
+            for tj in stride(from: box.j0, through: box.j1, by: 16) {
+            for ti in stride(from: box.i0, through: box.i1, by: 16) {
+            for j in tj...min(box.j1, tj + 15) {
+                for i in ti...min(box.i1, ti + 15) {
                     // Frame-local (u, v) in pixels of the pixel's corner and centre.
                     let corner = frame.local(Double(i), Double(j))
                     let centre = frame.local(Double(i) + 0.5, Double(j) + 0.5)
@@ -133,7 +140,7 @@ extension Canvas {
                         var count = 4
                         if c < 1 {
                             count = FootprintIntegrator.clip(poly, count: 4, spare: poly + 8,
-                                                             width: Double(texels.width), height: Double(texels.height))
+                                                             width: texels.spanX, height: texels.spanY)
                             if count < 3 { continue }
                         }
                         guard let mean = integrator.mean(poly, count: count) else { continue }
@@ -142,6 +149,9 @@ extension Canvas {
                     compositeImagePixel(px + 4 * (j * w + i), s, Float(c) * opacity)
                 }
             }
+            }
+            }
+        }
         }
     }
 
@@ -267,10 +277,20 @@ public struct ImageTexture: Sendable {
     public let bitmap: Bitmap
     /// Every alpha is 255 (JPEGs, opaque PNGs): texels are read without premultiplying.
     let isOpaque: Bool
+    /// How many texels the frame spans along x and y: the bitmap's size, except for a JPEG
+    /// decoded at 1/d, whose last column and row of texels stand for d-texel blocks the image
+    /// only partly fills (ceil(W/d) texels for W/d of image). Mapping the frame onto all
+    /// ceil(W/d) would stretch the picture by up to d − 1 source pixels, which moves 1-px
+    /// detail across pixel edges by several levels at high ratios.
+    public let spanX: Double, spanY: Double
 
-    public init(_ bitmap: Bitmap) {
+    /// `span`: the texels the image fills (default: all of them), each at most the bitmap's size.
+    public init(_ bitmap: Bitmap, span: (x: Double, y: Double)? = nil) {
         self.bitmap = bitmap
         isOpaque = bitmap.isOpaque
+        let sx = span?.x ?? Double(bitmap.width), sy = span?.y ?? Double(bitmap.height)
+        spanX = sx > 0 && sx <= Double(bitmap.width) ? sx : Double(bitmap.width)
+        spanY = sy > 0 && sy <= Double(bitmap.height) ? sy : Double(bitmap.height)
     }
 
     public var width: Int { bitmap.width }
@@ -280,7 +300,7 @@ public struct ImageTexture: Sendable {
 
     func withTexels<R>(_ body: (TexelReader) -> R) -> R {
         bitmap.pixels.withUnsafeBufferPointer { buf in
-            body(TexelReader(base: buf.baseAddress!, width: bitmap.width, height: bitmap.height,
+            body(TexelReader(base: buf.baseAddress!, width: bitmap.width, height: bitmap.height, spanX: spanX, spanY: spanY,
                              premultiply: !isOpaque && !bitmap.isPremultiplied))
         }
     }
@@ -290,13 +310,18 @@ public struct ImageTexture: Sendable {
 struct TexelReader {
     let base: UnsafePointer<UInt8>
     let width: Int, height: Int
+    /// The texels the frame spans (`ImageTexture.spanX`).
+    let spanX: Double, spanY: Double
     let premultiply: Bool
 
     @inline(__always) func row(_ y: Int) -> UnsafePointer<UInt8> { base + 4 * width * y }
 
     @inline(__always) func texel(_ row: UnsafePointer<UInt8>, _ x: Int) -> SIMD4<Float> {
-        let p = row + 4 * x
-        let v = SIMD4<Float>(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3]))
+        // Bytes to floats without four int→float conversions: 2^23 + b has b in its low
+        // mantissa bits, so the float with bits 0x4B00_0000 | b, minus 2^23, is exactly b.
+        let w = UnsafeRawPointer(row + 4 * x).loadUnaligned(as: UInt32.self)
+        let bits = SIMD4<UInt32>(w, w >> 8, w >> 16, w >> 24) & 0xFF | 0x4B00_0000
+        let v = unsafeBitCast(bits, to: SIMD4<Float>.self) - 8_388_608
         guard premultiply else { return v }
         let m = v[3] * (1 / 255)
         return SIMD4(v[0] * m, v[1] * m, v[2] * m, v[3])
@@ -334,10 +359,11 @@ struct AxisWeights {
     private var spans: [Span] = []
     private var weights: [Float] = []
 
-    /// `pixels` along the axis; the frame spans `extent` pixels centred on `centre`, and holds
-    /// `texels` texels; `flipped` when the image axis runs against the screen axis.
-    init(pixels: ClosedRange<Int>, centre: Double, extent: Double, texels n: Int, flipped: Bool) {
-        let k = Double(n) / extent   // texels per pixel
+    /// `pixels` along the axis; the frame spans `extent` pixels centred on `centre`, and `span`
+    /// texels of the `texels` there are (see `ImageTexture.spanX`); `flipped` when the image
+    /// axis runs against the screen axis.
+    init(pixels: ClosedRange<Int>, centre: Double, extent: Double, texels n: Int, span: Double, flipped: Bool) {
+        let k = span / extent   // texels per pixel
         let shrunk = k > 1
         spans.reserveCapacity(pixels.count)
         for p in pixels {
@@ -376,6 +402,10 @@ struct AxisWeights {
     }
 }
 
+/// ⌊x⌋ and ⌈x⌉ as Int without a libm call (Int(x) truncates toward zero); |x| < 2^62.
+@inline(__always) func floorInt(_ x: Double) -> Int { let i = Int(x); return Double(i) > x ? i - 1 : i }
+@inline(__always) func ceilInt(_ x: Double) -> Int { let i = Int(x); return Double(i) < x ? i + 1 : i }
+
 /// The exact integral of the box-reconstructed image (texel (x, y) constant on
 /// [x, x+1) × [y, y+1)) over a convex polygon in texel coordinates.
 ///
@@ -388,16 +418,42 @@ struct AxisWeights {
 /// gets the same weight (the strip's covered height) and is summed without a weight each.
 struct FootprintIntegrator {
     let texels: TexelReader
+    /// Scratch for one strip: up to 8 edge pieces and their merged column ranges. Owned by
+    /// the caller (one per draw), so the per-pixel loop allocates nothing and keeps its sums
+    /// in registers.
+    let pieces: UnsafeMutablePointer<Piece>
+    let starts: UnsafeMutablePointer<Int>, ends: UnsafeMutablePointer<Int>
+    let edgeLo: UnsafeMutablePointer<Double>, edgeHi: UnsafeMutablePointer<Double>, edgeSlope: UnsafeMutablePointer<Double>
 
     /// An edge's part inside one strip: x from x0 to x1 while y changes by dy (signed).
-    private struct Piece { var x0: Double, x1: Double, lo: Double, hi: Double, dy: Double }
+    struct Piece { var x0: Double, x1: Double, lo: Double, hi: Double, dy: Double, inverseWidth: Double }
+
+    /// Scratch for `FootprintIntegrator`, valid inside `body` only.
+    static func withScratch<R>(_ texels: TexelReader, _ body: (FootprintIntegrator) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: Piece.self, capacity: 8) { pieces in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 16) { ranges in
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: 24) { edges in
+                    let e = edges.baseAddress!
+                    return body(FootprintIntegrator(texels: texels, pieces: pieces.baseAddress!, starts: ranges.baseAddress!,
+                                                    ends: ranges.baseAddress! + 8, edgeLo: e, edgeHi: e + 8, edgeSlope: e + 16))
+                }
+            }
+        }
+    }
 
     /// ∫ min(x, t) dy along a piece: x is linear along it, so uniform over [lo, hi].
     @inline(__always) private static func ramp(_ p: Piece, _ t: Double) -> Double {
         if t >= p.hi { return p.dy * (p.x0 + p.x1) / 2 }
         if t <= p.lo { return p.dy * t }
-        let f = (t - p.lo) / (p.hi - p.lo)   // the share of the piece left of t
+        let f = (t - p.lo) * p.inverseWidth   // the share of the piece left of t
         return p.dy * (f * (p.lo + t) / 2 + (1 - f) * t)
+    }
+
+    /// G(t) of the strip: Σ over its `m` pieces.
+    @inline(__always) private func g(_ t: Double, _ m: Int) -> Double {
+        var s = 0.0
+        for q in 0..<m { s += FootprintIntegrator.ramp(pieces[q], t) }
+        return s
     }
 
     /// The mean premultiplied colour over `poly` (convex, `count` ≤ 8 vertices), or nil when
@@ -411,61 +467,78 @@ struct FootprintIntegrator {
         }
         guard signedArea != 0, signedArea.isFinite else { return nil }
         let sign = signedArea > 0 ? 1.0 : -1.0
-        let k0 = max(0, Int(ymin.rounded(.down))), k1 = min(texels.height - 1, Int(ymax.rounded(.up)) - 1)
+        let k0 = max(0, floorInt(ymin)), k1 = min(texels.height - 1, ceilInt(ymax) - 1)
         guard k0 <= k1 else { return nil }
+        // Per edge, once: its y-range and dx/dy (each strip below only clips it).
+        for e in 0..<n {
+            let a = poly[e], b = poly[e + 1 == n ? 0 : e + 1]
+            edgeLo[e] = min(a.y, b.y); edgeHi[e] = max(a.y, b.y)
+            edgeSlope[e] = b.y != a.y ? (b.x - a.x) / (b.y - a.y) : 0
+        }
         var total = SIMD4<Float>(), weightSum = 0.0
-        withUnsafeTemporaryAllocation(of: Piece.self, capacity: 8) { pieces in
-            for k in k0...k1 {
-                let y0 = Double(k), y1 = Double(k + 1)
-                var m = 0
-                var xlo = Double.infinity, xhi = -Double.infinity
-                for e in 0..<n {
-                    let a = poly[e], b = poly[e + 1 == n ? 0 : e + 1]
-                    let ea = min(a.y, b.y), eb = max(a.y, b.y)
-                    let lo = max(ea, y0), hi = min(eb, y1)
-                    guard hi > lo else { continue }
-                    // The edge's x at the strip's clipped y-range, in the edge's direction.
-                    let ya = a.y < b.y ? lo : hi, yb = a.y < b.y ? hi : lo
-                    let t0 = (ya - a.y) / (b.y - a.y), t1 = (yb - a.y) / (b.y - a.y)
-                    let x0 = a.x + (b.x - a.x) * t0, x1 = a.x + (b.x - a.x) * t1
-                    let piece = Piece(x0: x0, x1: x1, lo: min(x0, x1), hi: max(x0, x1), dy: (yb - ya) * sign)
-                    pieces[m] = piece; m += 1
-                    xlo = min(xlo, piece.lo); xhi = max(xhi, piece.hi)
-                }
-                guard m > 0 else { continue }
-                let row = texels.row(k)
-                @inline(__always) func g(_ t: Double) -> Double {
-                    var s = 0.0
-                    for q in 0..<m { s += FootprintIntegrator.ramp(pieces[q], t) }
-                    return s
-                }
-                // Columns touched: c0 ..< c1. Evaluation points: every integer within some
-                // piece's [floor(lo), ceil(hi)]; between them G is linear.
-                let c0 = max(0, Int(xlo.rounded(.down))), c1 = min(texels.width, Int(xhi.rounded(.up)))
-                guard c0 < c1 else { continue }
-                var c = c0
-                var gc = g(Double(c))
-                while c < c1 {
-                    // The next integer at which G may bend: inside a piece's range, or its end.
-                    var next = c1
-                    var insideSome = false
-                    for q in 0..<m {
-                        let plo = Int(pieces[q].lo.rounded(.down)), phi = Int(pieces[q].hi.rounded(.up))
-                        if plo <= c && c < phi { insideSome = true; break }
-                        if plo > c { next = min(next, plo) }
+        for k in k0...k1 {
+            let y0 = Double(k), y1 = Double(k + 1)
+            var m = 0
+            var xlo = Double.infinity, xhi = -Double.infinity
+            for e in 0..<n {
+                let lo = max(edgeLo[e], y0), hi = min(edgeHi[e], y1)
+                guard hi > lo else { continue }
+                // The edge's x at the strip's clipped y-range, in the edge's direction.
+                let a = poly[e], down = a.y == edgeLo[e] && a.y != edgeHi[e]
+                let ya = down ? lo : hi, yb = down ? hi : lo
+                let slope = edgeSlope[e]
+                let x0 = a.x + (ya - a.y) * slope, x1 = a.x + (yb - a.y) * slope
+                let plo = min(x0, x1), phi = max(x0, x1)
+                let piece = Piece(x0: x0, x1: x1, lo: plo, hi: phi, dy: (yb - ya) * sign,
+                                  inverseWidth: phi > plo ? 1 / (phi - plo) : 0)
+                pieces[m] = piece; m += 1
+                xlo = min(xlo, piece.lo); xhi = max(xhi, piece.hi)
+            }
+            guard m > 0 else { continue }
+            // Columns touched: c0 ..< c1. G bends only inside a piece's x-range, so the columns
+            // meeting some piece's [floor(lo), ceil(hi)) are weighted one by one and the runs
+            // between them share one weight. The ranges, merged, in order (m ≤ 8).
+            let c0 = max(0, floorInt(xlo)), c1 = min(texels.width, ceilInt(xhi))
+            guard c0 < c1 else { continue }
+            var ranges = 0
+            for q in 0..<m {
+                var a = max(c0, floorInt(pieces[q].lo)), b = min(c1, max(a + 1, ceilInt(pieces[q].hi)))
+                var r = 0
+                while r < ranges && ends[r] < a { r += 1 }
+                if r < ranges && starts[r] <= b {
+                    a = min(a, starts[r]); b = max(b, ends[r])
+                    starts[r] = a; ends[r] = b
+                    // Absorb the later ranges the grown one now reaches.
+                    while r + 1 < ranges && starts[r + 1] <= ends[r] {
+                        ends[r] = max(ends[r], ends[r + 1])
+                        var z = r + 1
+                        while z + 1 < ranges { starts[z] = starts[z + 1]; ends[z] = ends[z + 1]; z += 1 }
+                        ranges -= 1
                     }
-                    if insideSome {
-                        let gn = g(Double(c + 1))
-                        let w = gn - gc
-                        if w != 0 { total += Float(w) * texels.texel(row, c); weightSum += w }
-                        gc = gn; c += 1
-                    } else {
-                        // c ..< next lies in no piece's range: equal weights.
-                        let gn = g(Double(next))
-                        let w = (gn - gc) / Double(next - c)
-                        if w != 0 { total += Float(w) * texels.sum(row, c, next); weightSum += w * Double(next - c) }
-                        gc = gn; c = next
-                    }
+                } else {
+                    var z = ranges
+                    while z > r { starts[z] = starts[z - 1]; ends[z] = ends[z - 1]; z -= 1 }
+                    starts[r] = a; ends[r] = b
+                    ranges += 1
+                }
+            }
+            let row = texels.row(k)
+            var c = c0
+            var gc = g(Double(c), m)
+            for r in 0...ranges {
+                let a = r < ranges ? starts[r] : c1, b = r < ranges ? ends[r] : c1
+                if a > c {
+                    // c ..< a lies in no piece's range: equal weights.
+                    let ga = g(Double(a), m)
+                    let w = (ga - gc) / Double(a - c)
+                    if w != 0 { total += Float(w) * texels.sum(row, c, a); weightSum += w * Double(a - c) }
+                    gc = ga; c = a
+                }
+                while c < b {
+                    let gn = g(Double(c + 1), m)
+                    let w = gn - gc
+                    if w != 0 { total += Float(w) * texels.texel(row, c); weightSum += w }
+                    gc = gn; c += 1
                 }
             }
         }

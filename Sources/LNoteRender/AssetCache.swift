@@ -9,9 +9,9 @@ import LNoteRaster
 /// Each asset is read and decoded once per decode size and shared by every placement and page
 /// that shows it, across threads: one cache serves all of an export's or a regeneration's
 /// workers. A second worker asking for an image being decoded waits for it instead of decoding
-/// it again. JPEGs are decoded at the smallest DCT scale that keeps `ImageDecoder.jpegHeadroom`
-/// texels per frame pixel, so a 4000 px photo in a 320 px thumbnail costs a quarter of a full
-/// decode; the drawing's area average does the rest.
+/// it again. JPEGs are decoded at the smallest DCT scale that keeps `jpegHeadroom` texels per
+/// frame pixel (a 4000 px photo in a 268 px frame: 1/2), and the drawing's area average does
+/// the rest.
 ///
 /// Memory: the images held are counted (`bytesHeld`, 4 bytes per texel) and kept within
 /// `budgetBytes`, least recently used dropped first; an image larger than the whole budget is
@@ -19,6 +19,9 @@ import LNoteRaster
 public final class AssetCache: @unchecked Sendable {
     /// The decoded-asset size limit of the spec (section 7), checked from the header.
     public static let maxAssetPixels = 100_000_000
+
+    /// Decoded texels kept per frame pixel when a JPEG is DCT-scaled (`ImageDecoder.decode`).
+    public let jpegHeadroom: Int
 
     /// The most bytes of decoded images kept at once.
     public let budgetBytes: Int
@@ -42,8 +45,10 @@ public final class AssetCache: @unchecked Sendable {
     /// Decodes done so far (one per asset and decode size while it stays cached).
     public var decodeCount: Int { condition.lock(); defer { condition.unlock() }; return decodes }
 
-    public init(budgetBytes: Int = 512 << 20) {
+    /// `jpegHeadroom`: `Int.max` decodes every JPEG whole (what the exactness tests compare with).
+    public init(budgetBytes: Int = 512 << 20, jpegHeadroom: Int = ImageDecoder.jpegHeadroom) {
         self.budgetBytes = budgetBytes
+        self.jpegHeadroom = max(1, jpegHeadroom)
     }
 
     /// The image to draw for `placement` at `scale`, decoded (or taken from the cache).
@@ -75,7 +80,7 @@ public final class AssetCache: @unchecked Sendable {
         }
         let denominator = info.format == .jpeg
             ? ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height, target: target,
-                                                headroom: ImageDecoder.jpegHeadroom) : 1
+                                                headroom: jpegHeadroom) : 1
         let key = nameKey + "@\(denominator)"
 
         condition.lock()
@@ -98,7 +103,9 @@ public final class AssetCache: @unchecked Sendable {
         do throws(LNoteError) {
             let bytes: [UInt8]
             if let data { bytes = data } else { bytes = try package.readAsset(placement.asset) }
-            texture = ImageTexture(try Self.decode(bytes, target: target, file: file))
+            let bitmap = try Self.decode(bytes, target: target, headroom: jpegHeadroom, file: file)
+            // A JPEG decoded at 1/d fills W/d of its ceil(W/d) texels (see ImageTexture.spanX).
+            texture = ImageTexture(bitmap, span: (Double(info.width) / Double(denominator), Double(info.height) / Double(denominator)))
         } catch {
             condition.lock()
             decoding.remove(key)
@@ -156,9 +163,10 @@ public final class AssetCache: @unchecked Sendable {
         }
     }
 
-    private static func decode(_ data: [UInt8], target: (width: Int, height: Int), file: String) throws(LNoteError) -> Bitmap {
+    private static func decode(_ data: [UInt8], target: (width: Int, height: Int), headroom: Int = 1,
+                               file: String) throws(LNoteError) -> Bitmap {
         do {
-            return try ImageDecoder.decode(data, maxPixels: maxAssetPixels, targetSize: target, headroom: ImageDecoder.jpegHeadroom)
+            return try ImageDecoder.decode(data, maxPixels: maxAssetPixels, targetSize: target, headroom: headroom)
         } catch {
             throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, rule: "image", message: error.description)
         }

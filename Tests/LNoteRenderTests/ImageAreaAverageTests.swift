@@ -47,6 +47,14 @@ final class ImageAreaAverageTests: XCTestCase {
     func testPalettePNGShrunk() throws { try checkShrinking(.palettePNG) }
 
     /// Every ratio × every rotation for `format`.
+    ///
+    /// A JPEG is checked twice. Decoded whole, it must meet the thresholds like a PNG: that is
+    /// the filter's exactness. Decoded the way renders do (DCT-scaled, `jpegHeadroom` texels
+    /// per pixel), each texel is (about) the mean of a d×d block, and where a pixel edge cuts
+    /// a block the average differs from the full decode's; on 1-px lines and dashes that
+    /// exceeds 8/255 at some ratios (measured: up to 20/255 at 13:1 with headroom 4, see
+    /// ImageDecoder.decode). That run is held to the two bounds it meets (none over 24/255,
+    /// frame-edge mean ≤ 6/255) everywhere, and to all three wherever the decode was whole.
     func checkShrinking(_ format: Format) throws {
         var cases: [Case] = []
         for (r, ratio) in Self.ratios.enumerated() {
@@ -55,7 +63,12 @@ final class ImageAreaAverageTests: XCTestCase {
                 cases.append(Case(format: format, content: list[(r + k) % list.count], ratio: ratio, rotation: rotation))
             }
         }
-        try run(cases)
+        if format == .greyJPEG || format == .colourJPEG {
+            try run(cases, assets: AssetCache(jpegHeadroom: .max))
+            try run(cases, dctScaled: true)
+        } else {
+            try run(cases)
+        }
     }
 
     func testNearOneToOne() throws {
@@ -102,10 +115,11 @@ final class ImageAreaAverageTests: XCTestCase {
     /// a few hundred interior pixels; not square, and the image's two axes shrunk by slightly
     /// different ratios.
     func frameSize(_ c: Case) -> (Double, Double) {
-        c.ratio >= 27 ? (12.3, 9.7) : c.ratio <= 1 ? (23.3, 17.7) : (20.3, 15.7)
+        c.ratio >= 27 ? (12.3, 9.7) : c.ratio <= 1 ? (23.3, 17.7) : (17.3, 13.7)
     }
 
-    func run(_ cases: [Case], enlarged: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws {
+    func run(_ cases: [Case], enlarged: Bool = false, dctScaled: Bool = false, assets: AssetCache = AssetCache(),
+             file: StaticString = #filePath, line: UInt = #line) throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let made = try TestPackage.make(in: dir, pages: 1)
@@ -124,7 +138,6 @@ final class ImageAreaAverageTests: XCTestCase {
             names[key] = name
         }
         let package = try LNotePackage.open(at: URL(fileURLWithPath: made.path))
-        let assets = AssetCache()
         var failures: [String] = []
         for c in cases {
             let name = names["\(c.format)-\(c.content)-\(c.ratio)"]!
@@ -134,13 +147,18 @@ final class ImageAreaAverageTests: XCTestCase {
             let side = Int((fw * fw + fh * fh).squareRoot().rounded(.up)) + 10
             var canvas = Canvas(width: side, height: side)
             canvas.fill(.white)
-            canvas.draw(image: try assets.image(placement, in: package, scale: 1), placement: placement, scale: 1)
+            let texture = try assets.image(placement, in: package, scale: 1)
+            canvas.draw(image: texture, placement: placement, scale: 1)
             // The reference reads the fully decoded image.
             let full = try ImageDecoder.decode(try package.readAsset(name))
+            let decodedWhole = texture.width == full.width && texture.height == full.height
             let frame = ImageReference.Frame(placement, scale: 1)
-            // At least 24 × 24 sub-samples; at large ratios about one per texel, so the
-            // reference's own sampling error stays well below the tolerance.
-            let samples = max(32, min(104, Int(c.ratio.rounded(.up))))
+            // 48 × 48 jittered sub-samples, 128 × 128 beyond 40:1 (where a cell of 48 would hold
+            // several texels and the jitter becomes plain random sampling, σ ≈ 2.6 levels on a
+            // checkerboard): the reference's own error, measured against 128 × 128 on the PNG
+            // cases, stays under about 2 levels.
+            let samples = c.ratio > 40 ? 128 : 48
+            let texels = ImageReference.Texels(full)
             var stats = ImageErrorStats()
             for j in 0..<side {
                 for i in 0..<side {
@@ -148,16 +166,18 @@ final class ImageAreaAverageTests: XCTestCase {
                     if kind == .outside || (enlarged && kind != .interior) { continue }
                     let reference = enlarged
                         ? ImageReference.bilinear(full, frame: frame, opacity: 1, background: (255, 255, 255), pixel: i, j)
-                        : ImageReference.areaAverage(full, frame: frame, opacity: 1, background: (255, 255, 255), pixel: i, j,
+                        : ImageReference.areaAverage(texels, frame: frame, opacity: 1, background: (255, 255, 255), pixel: i, j,
                                                      samples: samples)
                     let o = (j * side + i) * 4
                     stats.add(kind, actual: Array(canvas.bitmap.pixels[o..<(o + 3)]), reference: reference, at: (i, j))
                 }
             }
-            print("image-reference: \(c): \(stats)")
+            let how = dctScaled ? " (decoded at \(texture.width)×\(texture.height) of \(full.width)×\(full.height))" : ""
+            print("image-reference: \(c)\(how): \(stats)")
+            let within = stats.interiorWithin8 >= 0.99 || (dctScaled && !decodedWhole)
             let ok = enlarged
                 ? stats.interiorMax <= 1.01 && stats.interior > 100
-                : stats.interiorWithin8 >= 0.99 && stats.interiorMax <= 24 && stats.edgeMean <= 6 && stats.interior > 40
+                : within && stats.interiorMax <= 24 && stats.edgeMean <= 6 && stats.interior > 40
             if !ok { failures.append("\(c): \(stats)") }
         }
         XCTAssert(failures.isEmpty, "\(failures.count) of \(cases.count) cases beyond the tolerance:\n" + failures.joined(separator: "\n"),
@@ -282,14 +302,19 @@ enum TestAssets {
             let crc = typed.withUnsafeBufferPointer { CZlib.crc32(0, $0.baseAddress, uInt($0.count)) }
             return be32(data.count) + typed + be32(Int(crc))
         }
-        var raw: [UInt8] = []
-        for y in 0..<image.height {
-            raw.append(0)
-            for x in 0..<image.width {
-                let o = (y * image.width + x) * 4
-                let c = (image.pixels[o], image.pixels[o + 1], image.pixels[o + 2], image.pixels[o + 3])
-                let index = palette.firstIndex { $0.3 == 0 ? c.3 == 0 : $0 == c } ?? 0
-                raw.append(UInt8(index))
+        // RGBA as one UInt32 → palette index; every transparent pixel is index 0.
+        var indexOf: [UInt32: UInt8] = [:]
+        for (k, c) in palette.enumerated() where c.3 != 0 {
+            indexOf[UInt32(c.0) | UInt32(c.1) << 8 | UInt32(c.2) << 16 | UInt32(c.3) << 24] = UInt8(k)
+        }
+        var raw = [UInt8](repeating: 0, count: (image.width + 1) * image.height)
+        image.pixels.withUnsafeBytes { p in
+            let words = p.bindMemory(to: UInt32.self)
+            for y in 0..<image.height {
+                for x in 0..<image.width {
+                    let word = UInt32(littleEndian: words[y * image.width + x])
+                    raw[y * (image.width + 1) + 1 + x] = word >> 24 == 0 ? 0 : indexOf[word]!
+                }
             }
         }
         var compressedSize = compressBound(uLong(raw.count))

@@ -1,11 +1,14 @@
 // The independent image reference (issue 16): section 6's "area average when shrunk" computed
 // the slow, obvious way, sharing no code with the renderer's filter.
 //
-// Each canvas pixel is split into S × S sub-samples (S ≥ 24). Every sub-sample point is mapped
-// back through the frame and its rotation to frame-local (u, v); if it lies inside the frame,
-// it takes the colour of the texel it falls in (box reconstruction, nearest texel, no
-// interpolation) of the FULLY decoded image, premultiplied. The pixel's colour is the mean
-// over all S² sub-samples (outside ones count as transparent), which is the area average of
+// Each canvas pixel is split into S × S equal cells (S ≥ 24), one sub-sample in each at a
+// seeded random position inside the cell (stratified jitter: on an unrotated frame, texel
+// edges parallel to a fixed sub-sample grid would round every texel column's share the same
+// way in every row, an error that never averages out). Every sub-sample point is mapped back
+// through the frame and its rotation to frame-local (u, v); if it lies inside the frame, it
+// takes the colour of the texel it falls in (box reconstruction, nearest texel, no
+// interpolation) of the FULLY decoded image, premultiplied. The pixel's colour is the mean over
+// all S² sub-samples (outside ones count as transparent), which estimates the area average of
 // the box image over the pixel times its coverage; it is composited once over the background.
 //
 // Enlargement has its own reference (`bilinear`): the premultiplied bilinear sample at the
@@ -66,23 +69,51 @@ enum ImageReference {
         return [s.0 * opacity + background.0 * keep, s.1 * opacity + background.1 * keep, s.2 * opacity + background.2 * keep]
     }
 
+    /// The fully decoded image as premultiplied doubles, 4 per texel (read by `areaAverage`).
+    struct Texels {
+        let width: Int, height: Int
+        let values: [Double]
+
+        init(_ image: Bitmap) {
+            width = image.width; height = image.height
+            var v = [Double](repeating: 0, count: width * height * 4)
+            for y in 0..<height {
+                for x in 0..<width {
+                    let t = ImageReference.premultiplied(image, x, y)
+                    let o = (y * width + x) * 4
+                    v[o] = t.0; v[o + 1] = t.1; v[o + 2] = t.2; v[o + 3] = t.3
+                }
+            }
+            values = v
+        }
+    }
+
     /// The area-average reference of pixel (i, j) (RGB after compositing), `samples` per axis.
-    static func areaAverage(_ image: Bitmap, frame: Frame, opacity: Double, background: (Double, Double, Double),
+    static func areaAverage(_ texels: Texels, frame: Frame, opacity: Double, background: (Double, Double, Double),
                             pixel i: Int, _ j: Int, samples s: Int) -> [Double] {
         precondition(s >= 24, "the reference takes at least 24 × 24 sub-samples per pixel")
-        let texelsPerU = Double(image.width) / frame.fw, texelsPerV = Double(image.height) / frame.fh
-        var sum = (0.0, 0.0, 0.0, 0.0)
-        for b in 0..<s {
-            for a in 0..<s {
-                let (u, v) = frame.local(Double(i) + (Double(a) + 0.5) / Double(s), Double(j) + (Double(b) + 0.5) / Double(s))
-                guard u >= 0, u < frame.fw, v >= 0, v < frame.fh else { continue }
-                let tx = min(image.width - 1, Int(u * texelsPerU)), ty = min(image.height - 1, Int(v * texelsPerV))
-                let t = premultiplied(image, tx, ty)
-                sum = (sum.0 + t.0, sum.1 + t.1, sum.2 + t.2, sum.3 + t.3)
+        let texelsPerU = Double(texels.width) / frame.fw, texelsPerV = Double(texels.height) / frame.fh
+        var r = 0.0, g = 0.0, bl = 0.0, al = 0.0
+        // The jitter's generator (an LCG), seeded by the pixel: the reference is the same every run.
+        var state = UInt64(truncatingIfNeeded: i &* 73_856_093 ^ j &* 19_349_663) &+ 0x9E37_79B9_7F4A_7C15
+        let step = 1 / Double(s), unit = 1 / Double(1 << 53)
+        texels.values.withUnsafeBufferPointer { v in
+            for b in 0..<s {
+                for a in 0..<s {
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    let jx = Double(state >> 11) * unit
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    let jy = Double(state >> 11) * unit
+                    let (u, w) = frame.local(Double(i) + (Double(a) + jx) * step, Double(j) + (Double(b) + jy) * step)
+                    guard u >= 0, u < frame.fw, w >= 0, w < frame.fh else { continue }
+                    let tx = min(texels.width - 1, Int(u * texelsPerU)), ty = min(texels.height - 1, Int(w * texelsPerV))
+                    let o = (ty * texels.width + tx) * 4
+                    r += v[o]; g += v[o + 1]; bl += v[o + 2]; al += v[o + 3]
+                }
             }
         }
         let n = Double(s * s)
-        return over((sum.0 / n, sum.1 / n, sum.2 / n, sum.3 / n), opacity: opacity, background: background)
+        return over((r / n, g / n, bl / n, al / n), opacity: opacity, background: background)
     }
 
     /// The enlargement reference of an interior pixel (i, j): bilinear at its centre.

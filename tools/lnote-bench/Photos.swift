@@ -1,7 +1,8 @@
 // The photo-heavy page: a 12-megapixel JPEG photo twice (once upright across the page, once
 // smaller and rotated -7 degrees), and a 1600×1200 RGBA PNG rotated 12.5 degrees, on one page.
 // Timed at the thumbnail width (320 px) and at scale 1: with a fresh AssetCache per run (decode
-// and draw, what a thumbnail or a one-page export pays), and with a warm one (the draw alone).
+// and draw, what a thumbnail or a one-page export pays), and with a warm one (the draw alone);
+// and the 12-MP photo's decode alone at DCT scales 1/1, 1/2, 1/4 and 1/8.
 
 import Foundation
 import LNoteBitmap
@@ -79,5 +80,13 @@ func photoPage(work: String, runs: Int) throws -> [String: Any] {
         }
         out[tag] = ["cold_ms": rounded(cold.median), "warm_ms": rounded(warm.median), "cold": cold.json, "warm": warm.json]
     }
+    // The 12-MP photo's decode alone at each DCT scale: what the JPEG headroom costs.
+    let jpeg = try package.readAsset("A1B2C3D4-0000-4000-8000-0000000000A1.jpg")
+    var decode: [String: Any] = [:]
+    for d in [1, 2, 4, 8] {
+        let target = (width: 4000 / d, height: 3000 / d)
+        decode["1/\(d)"] = try measure(runs: runs) { keep(try ImageDecoder.decode(jpeg, targetSize: target)) }.json
+    }
+    out["decode_12mp"] = decode
     return ["photo_page": out]
 }
