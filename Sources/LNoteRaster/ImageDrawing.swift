@@ -276,7 +276,7 @@ struct PixelBox { let i0: Int, i1: Int, j0: Int, j1: Int }
 public struct ImageTexture: Sendable {
     public let bitmap: Bitmap
     /// Every alpha is 255 (JPEGs, opaque PNGs): texels are read without premultiplying.
-    let isOpaque: Bool
+    public let isOpaque: Bool
     /// How many texels the frame spans along x and y: the bitmap's size, except for a JPEG
     /// decoded at 1/d, whose last column and row of texels stand for d-texel blocks the image
     /// only partly fills (ceil(W/d) texels for W/d of image). Mapping the frame onto all
@@ -291,6 +291,49 @@ public struct ImageTexture: Sendable {
         let sx = span?.x ?? Double(bitmap.width), sy = span?.y ?? Double(bitmap.height)
         spanX = sx > 0 && sx <= Double(bitmap.width) ? sx : Double(bitmap.width)
         spanY = sy > 0 && sy <= Double(bitmap.height) ? sy : Double(bitmap.height)
+    }
+
+    /// Each f × f block of texels averaged into one (over the block's texels that exist), the
+    /// span divided by f: about what decoding a JPEG at a scale f times smaller gives (a
+    /// DCT-scaled texel is about its block's mean), for the cost of one pass over the texels.
+    /// Translucent texels are averaged premultiplied and the result kept premultiplied.
+    public func boxReduced(by f: Int) -> ImageTexture {
+        guard f >= 2 else { return self }
+        let w = bitmap.width, h = bitmap.height
+        let nw = (w + f - 1) / f, nh = (h + f - 1) / f
+        var out = [UInt8](repeating: 0, count: nw * nh * 4)
+        let premultiply = !isOpaque && !bitmap.isPremultiplied
+        bitmap.pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                var sums = [UInt32](repeating: 0, count: nw * 4)
+                sums.withUnsafeMutableBufferPointer { acc in
+                    for by in 0..<nh {
+                        for k in 0..<(nw * 4) { acc[k] = 0 }
+                        let y0 = by * f, y1 = min(h, y0 + f)
+                        for y in y0..<y1 {
+                            let row = y * w * 4
+                            for x in 0..<w {
+                                let o = row + x * 4, t = x / f * 4
+                                let a = UInt32(src[o + 3])
+                                if premultiply {
+                                    acc[t] += (UInt32(src[o]) * a + 127) / 255; acc[t + 1] += (UInt32(src[o + 1]) * a + 127) / 255
+                                    acc[t + 2] += (UInt32(src[o + 2]) * a + 127) / 255
+                                } else {
+                                    acc[t] += UInt32(src[o]); acc[t + 1] += UInt32(src[o + 1]); acc[t + 2] += UInt32(src[o + 2])
+                                }
+                                acc[t + 3] += a
+                            }
+                        }
+                        for bx in 0..<nw {
+                            let n = UInt32((min(w, bx * f + f) - bx * f) * (y1 - y0))
+                            for c in 0..<4 { dst[(by * nw + bx) * 4 + c] = UInt8((acc[bx * 4 + c] + n / 2) / n) }
+                        }
+                    }
+                }
+            }
+        }
+        let reduced = Bitmap(width: nw, height: nh, pixels: out, isPremultiplied: bitmap.isPremultiplied || premultiply)
+        return ImageTexture(reduced, span: (spanX / Double(f), spanY / Double(f)))
     }
 
     public var width: Int { bitmap.width }

@@ -97,10 +97,32 @@ public final class AssetCache: @unchecked Sendable {
             condition.wait()
         }
         decoding.insert(key)
+        // A finer decode of the same JPEG already held: its blocks averaged instead of a
+        // second decode (a page showing one photo large and small decodes it once).
+        var finer: (texture: ImageTexture, factor: Int)? = nil
+        var d = denominator / 2
+        while d >= 1 && finer == nil {
+            if var entry = textures[nameKey + "@\(d)"], entry.texture.isOpaque {
+                clock += 1
+                entry.lastUse = clock
+                textures[nameKey + "@\(d)"] = entry
+                finer = (entry.texture, denominator / d)
+            }
+            d /= 2
+        }
         condition.unlock()
 
         let texture: ImageTexture
         do throws(LNoteError) {
+            if let finer {
+                texture = finer.texture.boxReduced(by: finer.factor)
+                condition.lock()
+                decoding.remove(key)
+                remember(texture, key: key)
+                condition.broadcast()
+                condition.unlock()
+                return texture
+            }
             let bytes: [UInt8]
             if let data { bytes = data } else { bytes = try package.readAsset(placement.asset) }
             let bitmap = try Self.decode(bytes, target: target, headroom: jpegHeadroom, file: file)
