@@ -19,7 +19,11 @@ import LNoteFormat
 /// row (a texture at a few texels per pixel, then an average of those) are not a box filter,
 /// and on 1-px stripes or dashes they miss the exact average by 20 levels and more at ratios
 /// where a pixel edge cuts a prefiltered texel in two. Reading the decoded texels themselves
-/// costs one read per texel under the frame, about what decoding them cost.
+/// costs one read per texel under the frame (those on pixel edges twice); for big JPEGs the
+/// DCT-scaled decode (AssetCache, `ImageDecoder.jpegHeadroom`) bounds how many there are.
+/// An area average is a box filter: periodic detail close to the pixel size beats against the
+/// pixel grid (stripes of 4 texels at 4.4 texels per pixel come out as a visible pattern).
+/// That is the exact average, not an error of it; the earlier, blurrier filter hid it.
 ///   - Frames turned by a multiple of 90° (nearly all photos): the footprint is a rectangle, so
 ///     the average is separable: per pixel column and row, the texels it covers with their
 ///     covered lengths (`AxisWeights`).
