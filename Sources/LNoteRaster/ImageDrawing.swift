@@ -124,48 +124,48 @@ extension Canvas {
         // A step of one pixel along screen x (y) in texel coordinates.
         let ex = SIMD2(frame.cosT * sx, -frame.sinT * sy), ey = SIMD2(frame.sinT * sx, frame.cosT * sy)
         FootprintIntegrator.withScratch(texels) { integrator in
-        withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: 16) { buffer in
-            let poly = buffer.baseAddress!
-            // In tiles of 16 × 16 pixels: a rotated frame's pixel row runs diagonally through
-            // the texels, so row by row each pixel would read its texel rows from far apart
-            // (a 12-MP photo's rows are 8-16 KB); a tile's texels stay in the cache.
-            for tj in stride(from: box.j0, through: box.j1, by: 16) {
-            for ti in stride(from: box.i0, through: box.i1, by: 16) {
-            for j in tj...min(box.j1, tj + 15) {
-                for i in ti...min(box.i1, ti + 15) {
-                    // Frame-local (u, v) in pixels of the pixel's corner and centre.
-                    let corner = frame.local(Double(i), Double(j))
-                    let centre = frame.local(Double(i) + 0.5, Double(j) + 0.5)
-                    let edge = min(centre.x, frame.fw - centre.x, centre.y, frame.fh - centre.y)
-                    let c: Double
-                    if edge >= 0.7072 { c = 1 }
-                    else if edge <= -0.7072 { continue }
-                    else {
-                        c = Canvas.squareInFrame(Double(i) - frame.cx, Double(j) - frame.cy, frame.cosT, frame.sinT, frame.fw, frame.fh)
-                        if c <= 0 { continue }
-                    }
-                    let s: SIMD4<Float>
-                    if bilinear {
-                        s = texels.bilinear(centre.x * sx, centre.y * sy)
-                    } else {
-                        // The pixel square in texel coordinates, clipped to the image at the edges.
-                        let p0 = SIMD2(corner.x * sx, corner.y * sy)
-                        poly[0] = p0; poly[1] = p0 + ex; poly[2] = p0 + ex + ey; poly[3] = p0 + ey
-                        var count = 4
-                        if c < 1 {
-                            count = FootprintIntegrator.clip(poly, count: 4, spare: poly + 8,
-                                                             width: texels.spanX, height: texels.spanY)
-                            if count < 3 { continue }
+            withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: 16) { buffer in
+                let poly = buffer.baseAddress!
+                // In tiles of 16 × 16 pixels: a rotated frame's pixel row runs diagonally through
+                // the texels, so row by row each pixel would read its texel rows from far apart
+                // (a 12-MP photo's rows are 8-16 KB); a tile's texels stay in the cache.
+                for tj in stride(from: box.j0, through: box.j1, by: 16) {
+                    for ti in stride(from: box.i0, through: box.i1, by: 16) {
+                        for j in tj...min(box.j1, tj + 15) {
+                            for i in ti...min(box.i1, ti + 15) {
+                                // Frame-local (u, v) in pixels of the pixel's corner and centre.
+                                let corner = frame.local(Double(i), Double(j))
+                                let centre = frame.local(Double(i) + 0.5, Double(j) + 0.5)
+                                let edge = min(centre.x, frame.fw - centre.x, centre.y, frame.fh - centre.y)
+                                let c: Double
+                                if edge >= 0.7072 { c = 1 }
+                                else if edge <= -0.7072 { continue }
+                                else {
+                                    c = Canvas.squareInFrame(Double(i) - frame.cx, Double(j) - frame.cy, frame.cosT, frame.sinT, frame.fw, frame.fh)
+                                    if c <= 0 { continue }
+                                }
+                                let s: SIMD4<Float>
+                                if bilinear {
+                                    s = texels.bilinear(centre.x * sx, centre.y * sy)
+                                } else {
+                                    // The pixel square in texel coordinates, clipped to the image at the edges.
+                                    let p0 = SIMD2(corner.x * sx, corner.y * sy)
+                                    poly[0] = p0; poly[1] = p0 + ex; poly[2] = p0 + ex + ey; poly[3] = p0 + ey
+                                    var count = 4
+                                    if c < 1 {
+                                        count = FootprintIntegrator.clip(poly, count: 4, spare: poly + 8,
+                                                                         width: texels.spanX, height: texels.spanY)
+                                        if count < 3 { continue }
+                                    }
+                                    guard let mean = integrator.mean(poly, count: count) else { continue }
+                                    s = mean
+                                }
+                                compositeImagePixel(px + 4 * (j * w + i), s, Float(c) * opacity)
+                            }
                         }
-                        guard let mean = integrator.mean(poly, count: count) else { continue }
-                        s = mean
                     }
-                    compositeImagePixel(px + 4 * (j * w + i), s, Float(c) * opacity)
                 }
             }
-            }
-            }
-        }
         }
     }
 
