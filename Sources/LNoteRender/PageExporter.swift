@@ -68,11 +68,14 @@ public struct ExportedPage: Sendable {
 public struct PageExporter {
     public let package: LNotePackage
     public let settings: ExportSettings
-    private let assets = AssetCache()
+    private let assets = AssetCache(budgetBytes: PageExporter.assetBudget)
 
-    /// Bytes the pages exported at once may hold together (canvas plus encoder buffers, taken
-    /// as 8 bytes per pixel): `jobs` is lowered for huge pages, never below one.
+    /// Bytes an export may hold at once: the pages in flight (canvas plus encoder buffers,
+    /// taken as 8 bytes per pixel) and the decoded images shared by its workers
+    /// (`assetBudget`). `jobs` is lowered for huge pages, never below one.
     public static let inFlightBudget = 2 << 30
+    /// The part of `inFlightBudget` kept for decoded images (one `AssetCache` for all workers).
+    public static let assetBudget = 512 << 20
 
     public init(package: LNotePackage, settings: ExportSettings) {
         self.package = package
@@ -126,7 +129,7 @@ public struct PageExporter {
         let workers = workerCount(for: indices, jobs: jobs)
         if workers <= 1 {
             return indices.map { index in
-                let result = Self.exportPage(index, of: self.package, settings: self.settings, assets: assets, to: destination)
+                let result = Self.exportPage(index, of: self.package, settings: self.settings, assets: self.assets, to: destination)
                 progress(result)
                 return result
             }
@@ -134,10 +137,10 @@ public struct PageExporter {
         // Workers run on a background thread while this one reports pages in order as they
         // become available, so `progress` needs no locking of its own.
         let finished = OrderedResults<ExportedPage>(count: indices.count)
-        let (package, settings) = (self.package, self.settings)
+        let (package, settings, assets) = (self.package, self.settings, self.assets)
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
-            WorkerPool.run(jobs: indices.count, workers: workers, context: { AssetCache(budgetBytes: 256 << 20) }) { j, assets in
+            WorkerPool.run(jobs: indices.count, workers: workers, context: { assets }) { j, assets in
                 finished.put(j, Self.exportPage(indices[j], of: package, settings: settings, assets: assets, to: destination))
             }
         }
@@ -150,7 +153,8 @@ public struct PageExporter {
         return results
     }
 
-    /// `jobs`, lowered so that the largest of these pages fits `inFlightBudget` that many times.
+    /// `jobs`, lowered so that the largest of these pages fits that many times into what
+    /// `inFlightBudget` leaves beside the decoded images.
     func workerCount(for indices: [Int], jobs: Int) -> Int {
         guard jobs > 1, indices.count > 1 else { return 1 }
         var largest = 1
@@ -159,7 +163,7 @@ public struct PageExporter {
                   let size = try? PageRenderer.outputSize(for: entry, options: settings.render, file: "") else { continue }
             largest = max(largest, size.width * size.height)
         }
-        return max(1, min(jobs, indices.count, Self.inFlightBudget / (8 * largest)))
+        return max(1, min(jobs, indices.count, (Self.inFlightBudget - Self.assetBudget) / (8 * largest)))
     }
 
     private static func exportPage(_ index: Int, of package: LNotePackage, settings: ExportSettings, assets: AssetCache,

@@ -129,7 +129,9 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         let jobs = results.enumerated().flatMap { d, pages in pages.indices.filter { pages[$0] == nil }.map { (d, $0) } }
         let outcomes = ResultSlots<PageResult>(count: jobs.count, initial: PageResult(outcome: .upToDate))
         let done = PageCounter()
-        WorkerPool.run(jobs: jobs.count, workers: settings.jobs, context: { AssetCache(budgetBytes: 256 << 20) }) { j, assets in
+        // One image cache for all workers: a photo shown on many pages is decoded once.
+        let assets = AssetCache(budgetBytes: 256 << 20)
+        WorkerPool.run(jobs: jobs.count, workers: settings.jobs, context: { assets }) { j, assets in
             let (d, p) = jobs[j]
             outcomes[j] = self.refresh(page: documents[d].pageEntries[p], of: documents[d], assets: assets)
             if let progress { progress(done.increment(), jobs.count) }

@@ -98,7 +98,7 @@ final class JPEGTests: XCTestCase {
     // MARK: DCT scaling
 
     func testScaleDenominatorChoice() {
-        let d = ImageDecoder.jpegScaleDenominator
+        let d = { ImageDecoder.jpegScaleDenominator(width: $0, height: $1, target: $2) }
         XCTAssertEqual(d(4000, 3000, nil), 1)
         XCTAssertEqual(d(4000, 3000, (500, 375)), 8)
         XCTAssertEqual(d(4000, 3000, (501, 375)), 4)
@@ -107,6 +107,13 @@ final class JPEGTests: XCTestCase {
         XCTAssertEqual(d(4000, 3000, (2001, 10)), 1)
         XCTAssertEqual(d(4001, 3001, (501, 376)), 8, "ceil(4001/8) = 501")
         XCTAssertEqual(d(100, 100, (300, 300)), 1, "enlarged: full size")
+        // With headroom h the output keeps at least h texels per target pixel.
+        let h = { ImageDecoder.jpegScaleDenominator(width: $0, height: $1, target: $2, headroom: $3) }
+        XCTAssertEqual(h(4000, 3000, (250, 187), 2), 8)
+        XCTAssertEqual(h(4000, 3000, (251, 187), 2), 4)
+        XCTAssertEqual(h(4000, 3000, (268, 201), 2), 4, "a 12-MP photo in a 320-px thumbnail")
+        XCTAssertEqual(h(4000, 3000, (1001, 10), 2), 1)
+        XCTAssertEqual(h(4000, 3000, (Int.max / 2 + 1, 1), 2), 1, "an overflowing target: full size")
     }
 
     func testDCTScaledDecodeSizes() throws {

@@ -149,18 +149,18 @@ final class ImageTests: XCTestCase {
         }
     }
 
-    func testShrinkingByLessThanTwoIsCloseToTheAreaAverage() {
-        // 30 texels into 20 px (1.5 texels per pixel: one whole texel and half of another). Bilinear
-        // alone weights the two nearest texels by distance (64 and 191 here, 21 levels from the
-        // area average); the four taps at the pixel's quarter points, on the source itself between
-        // 1:1 and 1:2, come within 12 levels of the mean of the texels under each pixel (85, 170).
-        assertStripesAreaAveraged(texels: 30, accuracy: 12)
+    func testShrinkingByLessThanTwoIsTheAreaAverage() {
+        // 30 texels into 20 px (1.5 texels per pixel: one whole texel and half of another).
+        // Bilinear alone would weight the two nearest texels by distance (64 and 191 here, 21
+        // levels from the area average); the filter is the exact area average from just above
+        // 1:1, so each pixel is the mean of the texels under it (85, 170).
+        assertStripesAreaAveraged(texels: 30, accuracy: 1)
     }
 
     func testShrinkingTwoToOneOrMoreIsTheAreaAverage() {
-        // 50 texels into 20 px (2.5 texels per pixel): resampled by area to two texels per pixel,
-        // the taps give each pixel exactly the mean of its 2.5 texels.
+        // 50 texels into 20 px (2.5 texels per pixel), and 1000 into 20 (50 per pixel).
         assertStripesAreaAveraged(texels: 50, accuracy: 1)
+        assertStripesAreaAveraged(texels: 1000, accuracy: 1)
     }
 
     func testFrameEdgesOnPixelEdges() {

@@ -4,6 +4,7 @@
 //   lnote-bench --dense PACKAGE --raster-only [--runs N]
 //   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR --store-only [--runs N]
 //   lnote-bench --library DIR [--runs N]
+//   lnote-bench --photos-only --work DIR [--runs N]
 //
 // Times, single-threaded unless said otherwise, on the dense page: content decode, stroke
 // raster at thumb / 1x / 2x, PNG encode of the 2x render (ours vs libpng zlib 6), the page's
@@ -16,6 +17,7 @@
 // that each pair of figures is taken under the same machine load); --no-raster leaves it out.
 // --library times a generated library at scale instead: its no-op regeneration (after one
 // untimed run that renders what is missing) and how soon `watch` notices an edit in it.
+// The photo-heavy page (Photos.swift) is generated into DIR and timed too; --photos-only times it alone.
 
 import Foundation
 import LNoteCodecs
@@ -35,6 +37,7 @@ struct Arguments {
     /// Only the level-2 migration figures (Migration.swift), for measuring them alone.
     var storeOnly = false
     var library = ""
+    var photosOnly = false
 
     init(_ args: [String]) throws {
         var i = 0
@@ -60,11 +63,13 @@ struct Arguments {
             case "--no-raster": raster = false
             case "--store-only": storeOnly = true; raster = false
             case "--library": library = try value()
+            case "--photos-only": photosOnly = true
             default: throw BenchError("unexpected argument '\(args[i])'")
             }
             i += 1
         }
         if !library.isEmpty { return }
+        if photosOnly, !work.isEmpty, !rasterOnly { return }
         guard !dense.isEmpty, rasterOnly || (!doc200.isEmpty && !work.isEmpty), !(rasterOnly && !raster) else {
             throw BenchError("usage: lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N] [--no-raster]\n"
                              + "       lnote-bench --dense PACKAGE --raster-only [--runs N]")
@@ -167,18 +172,23 @@ do {
         print(String(decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]), as: UTF8.self))
         exit(0)
     }
-    let dense = try LNotePackage.open(at: URL(fileURLWithPath: args.dense))
     var result: [String: Any] = ["runs": args.runs, "regen_runs": args.regenRuns,
                                  "cpus": ProcessInfo.processInfo.activeProcessorCount, "load_before": loadAverage()]
     var parts: [[String: Any]] = []
-    if args.raster { parts.append(try denseRaster(dense, runs: args.runs)) }   // --raster-only implies it
-    if args.storeOnly {
-        parts.append(try storeMigration(dense: args.dense, doc200: args.doc200, work: args.work + "/store", runs: args.runs))
-    } else if !args.rasterOnly {
-        parts += [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
-                  try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns),
-                  try storeMigration(dense: args.dense, doc200: args.doc200, work: args.work + "/store", runs: args.runs)]
-        if !args.costly.isEmpty { parts.append(try costlyPages(args.costly)) }
+    if args.photosOnly {
+        parts.append(try photoPage(work: args.work, runs: args.runs))
+    } else {
+        let dense = try LNotePackage.open(at: URL(fileURLWithPath: args.dense))
+        if args.raster { parts.append(try denseRaster(dense, runs: args.runs)) }   // --raster-only implies it
+        if args.storeOnly {
+            parts.append(try storeMigration(dense: args.dense, doc200: args.doc200, work: args.work + "/store", runs: args.runs))
+        } else if !args.rasterOnly {
+            parts += [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
+                      try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns),
+                      try storeMigration(dense: args.dense, doc200: args.doc200, work: args.work + "/store", runs: args.runs),
+                      try photoPage(work: args.work, runs: args.runs)]
+            if !args.costly.isEmpty { parts.append(try costlyPages(args.costly)) }
+        }
     }
     for part in parts { result.merge(part) { _, new in new } }
     result["load_after"] = loadAverage()

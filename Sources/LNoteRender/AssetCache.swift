@@ -1,0 +1,208 @@
+import Foundation
+import LNoteBitmap
+import LNoteCodecs
+import LNoteFormat
+import LNoteRaster
+import LNoteShape
+
+/// Decoded images, ready to draw (`ImageTexture`), keyed by package, asset and decode size.
+///
+/// Each asset is read and decoded once per decode size and shared by every placement and page
+/// that shows it, across threads: one cache serves all of an export's or a regeneration's
+/// workers. A second worker asking for an image being decoded waits for it instead of decoding
+/// it again. JPEGs are decoded at the smallest DCT scale that keeps `jpegHeadroom` texels per
+/// frame pixel (a 4000 px photo in a 268 px frame: 1/2), and the drawing's area average does
+/// the rest.
+///
+/// Memory: the images held are counted (`bytesHeld`, 4 bytes per texel) and kept within
+/// `budgetBytes`, least recently used dropped first; an image larger than the whole budget is
+/// drawn but not kept. Callers count `budgetBytes` in their own memory budgets (export does).
+public final class AssetCache: @unchecked Sendable {
+    /// The decoded-asset size limit of the spec (section 7), checked from the header.
+    public static let maxAssetPixels = 100_000_000
+
+    /// Decoded texels kept per frame pixel when a JPEG is DCT-scaled (`ImageDecoder.decode`).
+    public let jpegHeadroom: Int
+
+    /// The most bytes of decoded images kept at once.
+    public let budgetBytes: Int
+
+    private struct Entry {
+        let texture: ImageTexture
+        var lastUse: Int
+    }
+
+    private let condition = NSCondition()
+    private var textures: [String: Entry] = [:]
+    private var decoding: Set<String> = []
+    private var failures: [String: LNoteError] = [:]
+    private var infos: [String: ImageInfo] = [:]
+    private var clock = 0
+    private var held = 0
+    private var decodes = 0
+
+    /// Bytes of the decoded images kept now.
+    public var bytesHeld: Int { condition.lock(); defer { condition.unlock() }; return held }
+    /// Decodes done so far (one per asset and decode size while it stays cached).
+    public var decodeCount: Int { condition.lock(); defer { condition.unlock() }; return decodes }
+
+    /// `jpegHeadroom`: `Int.max` decodes every JPEG whole (what the exactness tests compare with).
+    public init(budgetBytes: Int = 512 << 20, jpegHeadroom: Int = ImageDecoder.jpegHeadroom) {
+        self.budgetBytes = budgetBytes
+        self.jpegHeadroom = max(1, jpegHeadroom)
+    }
+
+    /// `image(_:in:transform:)` at `scale` pixels per point (only the frame's size matters).
+    func image(_ placement: ImagePlacement, in package: LNotePackage, scale: Double) throws(LNoteError) -> ImageTexture {
+        try image(placement, in: package, transform: PageTransform(scale: scale, width: 1, height: 1))
+    }
+
+    /// The image to draw for `placement` through `transform`, decoded (or taken from the cache).
+    func image(_ placement: ImagePlacement, in package: LNotePackage, transform: PageTransform) throws(LNoteError) -> ImageTexture {
+        // The frame's size in pixels, before rotation: the image is scaled to fill it.
+        let target = (width: Self.pixels(transform.length(Double(placement.width))),
+                      height: Self.pixels(transform.length(Double(placement.height))))
+        // The package path is part of every key: a copied document holds assets of the same names.
+        let nameKey = package.path + "\u{0}" + placement.asset.lowercased()
+        let file = "assets/\(placement.asset)"
+        // The header alone decides the decode size, so a cached image needs no file read.
+        var data: [UInt8]? = nil
+        let info: ImageInfo
+        condition.lock()
+        if let failure = failures[nameKey] { condition.unlock(); throw failure }
+        if let known = infos[nameKey] {
+            condition.unlock()
+            info = known
+        } else {
+            condition.unlock()
+            do throws(LNoteError) {
+                let bytes = try package.readAsset(placement.asset)
+                info = try Self.probe(bytes, file: file)
+                data = bytes
+            } catch {
+                record(failure: error, for: nameKey)
+                throw error
+            }
+            condition.lock(); infos[nameKey] = info; condition.unlock()
+        }
+        let denominator = info.format == .jpeg
+            ? ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height, target: target,
+                                                headroom: jpegHeadroom) : 1
+        let key = nameKey + "@\(denominator)"
+
+        condition.lock()
+        while true {
+            if let failure = failures[nameKey] { condition.unlock(); throw failure }
+            if var hit = textures[key] {
+                clock += 1
+                hit.lastUse = clock
+                textures[key] = hit
+                condition.unlock()
+                return hit.texture
+            }
+            if !decoding.contains(key) { break }
+            condition.wait()
+        }
+        decoding.insert(key)
+        // A finer decode of the same JPEG already held: its blocks averaged instead of a
+        // second decode (a page showing one photo large and small decodes it once).
+        var finer: (texture: ImageTexture, factor: Int)? = nil
+        var d = denominator / 2
+        while d >= 1 && finer == nil {
+            if var entry = textures[nameKey + "@\(d)"], entry.texture.isOpaque {
+                clock += 1
+                entry.lastUse = clock
+                textures[nameKey + "@\(d)"] = entry
+                finer = (entry.texture, denominator / d)
+            }
+            d /= 2
+        }
+        condition.unlock()
+
+        let texture: ImageTexture
+        do throws(LNoteError) {
+            if let finer {
+                texture = finer.texture.boxReduced(by: finer.factor)
+                condition.lock()
+                decoding.remove(key)
+                remember(texture, key: key)
+                condition.broadcast()
+                condition.unlock()
+                return texture
+            }
+            let bytes: [UInt8]
+            if let data { bytes = data } else { bytes = try package.readAsset(placement.asset) }
+            let bitmap = try Self.decode(bytes, target: target, headroom: jpegHeadroom, file: file)
+            // A JPEG decoded at 1/d fills W/d of its ceil(W/d) texels (see ImageTexture.spanX).
+            texture = ImageTexture(bitmap, span: (Double(info.width) / Double(denominator), Double(info.height) / Double(denominator)))
+        } catch {
+            condition.lock()
+            decoding.remove(key)
+            failures[nameKey] = error
+            condition.broadcast()
+            condition.unlock()
+            throw error
+        }
+        condition.lock()
+        decoding.remove(key)
+        decodes += 1
+        remember(texture, key: key)
+        condition.broadcast()
+        condition.unlock()
+        return texture
+    }
+
+    private func record(failure: LNoteError, for nameKey: String) {
+        condition.lock()
+        failures[nameKey] = failure
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Keeps `texture` if it fits the budget, dropping the least recently used first. Called
+    /// with the lock held.
+    private func remember(_ texture: ImageTexture, key: String) {
+        guard texture.byteCount <= budgetBytes else { return }
+        while held + texture.byteCount > budgetBytes,
+              let oldest = textures.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            held -= oldest.value.texture.byteCount
+            textures[oldest.key] = nil
+        }
+        clock += 1
+        textures[key] = Entry(texture: texture, lastUse: clock)
+        held += texture.byteCount
+    }
+
+    /// Reads and decodes asset `name` the way a render would, at the smallest size a page can
+    /// ask for (a JPEG at 1/8 scale still reads every byte of its entropy-coded data), and
+    /// throws what the render would meet: `lnote-render check` reports it before an export
+    /// silently lacks the image.
+    public static func verifyAsset(_ name: String, in package: LNotePackage) throws(LNoteError) {
+        let file = "assets/\(name)"
+        let bytes = try package.readAsset(name)
+        _ = try probe(bytes, file: file)
+        _ = try decode(bytes, target: (width: 1, height: 1), file: file)
+    }
+
+    private static func probe(_ data: [UInt8], file: String) throws(LNoteError) -> ImageInfo {
+        do {
+            return try ImageDecoder.probe(data)
+        } catch {
+            throw LNoteError(.invalid, file: file, rule: "image", message: error.description)
+        }
+    }
+
+    private static func decode(_ data: [UInt8], target: (width: Int, height: Int), headroom: Int = 1,
+                               file: String) throws(LNoteError) -> Bitmap {
+        do {
+            return try ImageDecoder.decode(data, maxPixels: maxAssetPixels, targetSize: target, headroom: headroom)
+        } catch {
+            throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, rule: "image", message: error.description)
+        }
+    }
+
+    /// A length in pixels as whole pixels, at least 1, clamped to a sane range.
+    private static func pixels(_ length: Double) -> Int {
+        Int(min(max(length.rounded(.up), 1), 1_000_000))
+    }
+}

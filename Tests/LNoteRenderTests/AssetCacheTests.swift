@@ -1,0 +1,94 @@
+import Foundation
+import XCTest
+import LNoteBitmap
+import LNoteCodecs
+import LNoteFormat
+@testable import LNoteRender
+
+/// AssetCache: one decode per asset and decode size, shared by placements, pages, threads and
+/// kept within its budget; keyed by package too.
+final class AssetCacheTests: XCTestCase {
+    /// A package whose assets/ holds `assets` (name → image), opened.
+    func package(in dir: String, id: String = "8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10",
+                 assets: [String: Bitmap]) throws -> LNotePackage {
+        let made = try TestPackage.make(in: dir, pages: 2, documentID: id)
+        try FileManager.default.createDirectory(atPath: made.path + "/assets", withIntermediateDirectories: true)
+        for (name, image) in assets {
+            let bytes = name.hasSuffix(".jpg") ? try JPEGEncoder.encode(image, quality: 90)
+                : try PNGEncoder.encode(image, options: PNGEncodeOptions(includeAlpha: true))
+            try Data(bytes).write(to: URL(fileURLWithPath: made.path + "/assets/" + name))
+        }
+        return try LNotePackage.open(at: URL(fileURLWithPath: made.path))
+    }
+
+    func solid(_ w: Int, _ h: Int, _ v: UInt8) -> Bitmap {
+        Bitmap(width: w, height: h, pixels: [UInt8](repeating: v, count: w * h * 4), isPremultiplied: false)
+    }
+
+    let jpg = "D0000000-0000-4000-8000-000000000001.jpg", png = "D0000000-0000-4000-8000-000000000002.png"
+
+    func testOneDecodePerAssetAndSizeSharedByPlacementsAndThreads() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let p = try package(in: dir, assets: [jpg: solid(800, 600, 90), png: solid(300, 200, 200)])
+        let cache = AssetCache()
+        let big = ImagePlacement(asset: jpg, x: 0, y: 0, width: 4000, height: 3000)
+        let moved = ImagePlacement(asset: jpg, x: 900, y: 300, width: 4000, height: 3000, rotation: 30000)
+        // Eight threads ask for the same two images at once: each is decoded once.
+        let png = self.png
+        DispatchQueue.concurrentPerform(iterations: 8) { k in
+            _ = try? cache.image(k % 2 == 0 ? big : moved, in: p, scale: 0.3)
+            _ = try? cache.image(ImagePlacement(asset: png, x: 0, y: 0, width: 1000, height: 700), in: p, scale: 1)
+        }
+        XCTAssertEqual(cache.decodeCount, 2)
+        // A 4:1 shrink with headroom 4 keeps the JPEG whole; 50:1 decodes it at 1/8.
+        let whole = try cache.image(big, in: p, scale: 0.3)
+        XCTAssertEqual(whole.width, 800)
+        let small = try cache.image(ImagePlacement(asset: jpg, x: 0, y: 0, width: 160, height: 120), in: p, scale: 1)
+        XCTAssertEqual(small.width, 100, "derived from the whole decode by 8×8 block means")
+        XCTAssertEqual(small.spanX, 100, accuracy: 1e-9)
+        XCTAssertEqual(cache.decodeCount, 2, "the coarser one came from the finer decode held")
+        XCTAssertEqual(cache.bytesHeld, 800 * 600 * 4 + 300 * 200 * 4 + 100 * 75 * 4)
+    }
+
+    func testBudgetDropsLeastRecentlyUsedAndNeverHoldsMore() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let p = try package(in: dir, assets: [jpg: solid(400, 300, 90), png: solid(300, 200, 200)])
+        // Room for the PNG (240,000 bytes) or the JPEG (480,000), not both.
+        let cache = AssetCache(budgetBytes: 500_000)
+        let a = ImagePlacement(asset: jpg, x: 0, y: 0, width: 4000, height: 3000)
+        let b = ImagePlacement(asset: png, x: 0, y: 0, width: 3000, height: 2000)
+        _ = try cache.image(a, in: p, scale: 1)
+        _ = try cache.image(b, in: p, scale: 1)
+        XCTAssertLessThanOrEqual(cache.bytesHeld, 500_000)
+        XCTAssertEqual(cache.bytesHeld, 300 * 200 * 4)
+        _ = try cache.image(b, in: p, scale: 1)
+        XCTAssertEqual(cache.decodeCount, 2, "the PNG stayed")
+        _ = try cache.image(a, in: p, scale: 1)
+        XCTAssertEqual(cache.decodeCount, 3, "the JPEG had been dropped")
+        // An image larger than the whole budget is drawn but not kept.
+        let tiny = AssetCache(budgetBytes: 1000)
+        _ = try tiny.image(a, in: p, scale: 1)
+        _ = try tiny.image(a, in: p, scale: 1)
+        XCTAssertEqual(tiny.bytesHeld, 0)
+        XCTAssertEqual(tiny.decodeCount, 2)
+    }
+
+    func testSameAssetNameInTwoPackagesIsTwoImages() throws {
+        // A copied document keeps its assets' names: the cache must not hand one package's
+        // picture to the other.
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let one = try package(in: dir + "/1", assets: [png: solid(4, 4, 10)])
+        let two = try package(in: dir + "/2", assets: [png: solid(4, 4, 240)])
+        let cache = AssetCache()
+        let place = ImagePlacement(asset: png, x: 0, y: 0, width: 40, height: 40)
+        XCTAssertEqual(try cache.image(place, in: one, scale: 1).bitmap.pixels[0], 10)
+        XCTAssertEqual(try cache.image(place, in: two, scale: 1).bitmap.pixels[0], 240)
+    }
+
+    func testExportCountsTheImageCacheInItsBudget() {
+        XCTAssertLessThan(PageExporter.assetBudget, PageExporter.inFlightBudget)
+    }
+}
