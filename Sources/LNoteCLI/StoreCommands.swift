@@ -17,9 +17,13 @@ enum MigrateCommand {
             """,
         positionals: [PositionalSpec("PATH", help: "A .lnote package, or a directory searched for packages.", variadic: true)],
         options: [
-            .value("to", "OUT.sqlite", help: "The database to write (or, with --verify, to check)."),
+            .value("to", "OUT.sqlite", help: "The database to write (or, with --verify, to check); required, no default."),
             .flag("verify", help: "Only compare an existing database with the packages; write nothing."),
             .flag("json", help: "Print one JSON object instead of text."),
+        ],
+        examples: [
+            .init("~/Notes --to notes.sqlite", "every package under ~/Notes into one database, verified"),
+            .init("~/Notes --to notes.sqlite --verify", "compare the database with the packages again; writes nothing"),
         ])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
@@ -73,8 +77,11 @@ enum RestoreCommand {
             """,
         positionals: [PositionalSpec("DB.sqlite", help: "A database written by 'migrate'.")],
         options: [
-            .value("out", short: "o", "DIR", help: "The directory to write the packages into (created if missing)."),
+            .value("out", short: "o", "DIR", help: "The directory to write the packages into (created if missing); required, no default."),
             .flag("json", help: "Print one JSON object instead of text."),
+        ],
+        examples: [
+            .init("notes.sqlite --out restored/", "every document back as a package under restored/"),
         ])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in

@@ -25,9 +25,9 @@ enum ThumbnailsCommand {
             .value("max-work", "S", help: "Refuse pages estimated to take over S seconds of one core to draw, 0.001-1e9 (default 10)."),
             .flag("verify", help: "Read and hash every input, trusting no recorded file stamp."),
             .value("jobs", short: "j", "N", help: "Worker threads, 1-256 (default: the number of cores)."),
-            .value("shard", "I/N|auto", help: "Do only shard I of N (1-based), or the shard the job engine says."),
-            .value("shard-count", "N", help: "With --shard auto: the number of shards (Kubernetes sets none)."),
-            .value("shard-count-env", "NAME", help: "With --shard auto: the variable holding the number of shards."),
+            .value("shard", "I/N|auto", help: "Do only shard I of N (1-based), or the shard the job engine says (default: the whole job)."),
+            .value("shard-count", "N", help: "With --shard auto: the number of shards, 1-\(Shard.maxCount) (default: the engine's; Kubernetes sets none)."),
+            .value("shard-count-env", "NAME", help: "With --shard auto: the variable holding the number of shards (default: none)."),
             .flag("json", help: "Print the summary as one JSON object (errors and warnings included)."),
             .flag("quiet", short: "q", help: "Print only failures and the total."),
         ],
@@ -35,6 +35,7 @@ enum ThumbnailsCommand {
             .init("~/Notes", "every package under ~/Notes, re-rendering only what changed"),
             .init("Notes.lnote --force --width 480", "one package, every page again, 480 pixels wide"),
             .init("~/Notes --json | jq .total", "the totals of a run, for a script"),
+            .init("~/Notes --shard auto --shard-count 8", "this Kubernetes Indexed Job's eighth of the library"),
         ])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in

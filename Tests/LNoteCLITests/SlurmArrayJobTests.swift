@@ -32,15 +32,21 @@ final class SlurmArrayJobTests: XCTestCase {
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = command
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
+        // Output to a file, not a pipe: a daemon the command starts (munged, slurmctld) keeps
+        // its inherited descriptors open, and reading a pipe to its end would wait for it forever.
+        let log = dir + "/run-\(UUID().uuidString).log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        defer { try? handle.close() }
+        p.standardOutput = handle
+        p.standardError = handle
+        p.standardInput = FileHandle.nullDevice
         try p.run()
         let killer = DispatchWorkItem { p.terminate() }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         killer.cancel()
+        let data = FileManager.default.contents(atPath: log) ?? Data()
         return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
