@@ -1,0 +1,252 @@
+import Glibc
+import LNoteShape
+
+/// How a vector file writes numbers and paths. Both writers put coordinates on one integer grid
+/// (`VectorGrid.perPixel` steps per reference pixel) so a content stream holds short integers,
+/// never decimals: "12345" instead of "617.25", which is also what Flate compresses best.
+public enum VectorGrid {
+    /// The reference scale (pixels per point) at which the pixel-scale rules of spec §6 — the
+    /// thin-stroke rule — are applied in a vector file: 2 px/pt, 144 dpi, the PNG export's
+    /// default. A vector page therefore equals the default PNG export when viewed at 144 dpi,
+    /// and at any other size it is the same geometry scaled (a stroke whose radius is below
+    /// 0.25 pt is drawn 0.25 pt wide and fainter, as it is at 144 dpi).
+    public static let referenceScale: Double = 2
+    /// Grid steps per reference pixel: 1/40 pt, half of which (0.0125 pt = 0.025 px at 144 dpi)
+    /// is the largest rounding error of a coordinate.
+    public static let perPixel: Double = 20
+    /// Points per grid step (the content stream's unit).
+    public static var pointsPerStep: Double { 1 / (referenceScale * perPixel) }
+
+    /// `v` reference pixels on the grid.
+    @inline(__always) static func grid(_ v: Double) -> Int {
+        let g = (v * perPixel).rounded()
+        return Int(max(min(g, 2e15), -2e15))
+    }
+}
+
+/// Appends ASCII numbers to a byte buffer without going through `String`.
+struct NumberText {
+    /// An integer in decimal.
+    @inline(__always) static func int(_ v: Int, into out: inout [UInt8]) {
+        if v == 0 { out.append(0x30); return }
+        var n = v.magnitude
+        if v < 0 { out.append(0x2D) }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var k = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            while n > 0 { d[k] = UInt8(n % 10) + 0x30; n /= 10; k += 1 }
+            while k > 0 { k -= 1; out.append(d[k]) }
+        }
+    }
+
+    /// A value in 0…1 with three decimals ("0", "1", ".5", ".125"): opacities and grey levels.
+    static func unit(_ v: Double, into out: inout [UInt8]) {
+        let m = Int((min(max(v, 0), 1) * 1000).rounded())
+        if m == 0 { out.append(0x30); return }
+        if m == 1000 { out.append(0x31); return }
+        out.append(0x2E)
+        var d = [UInt8(m / 100), UInt8(m / 10 % 10), UInt8(m % 10)]
+        while d.last == 0 { d.removeLast() }
+        for x in d { out.append(x + 0x30) }
+    }
+
+    /// A real number with up to four decimals (matrices of images).
+    static func real(_ v: Double, into out: inout [UInt8]) {
+        let m = Int((v * 10000).rounded())
+        if m < 0 { out.append(0x2D) }
+        let a = m.magnitude
+        int(Int(a / 10000), into: &out)
+        var frac = Int(a % 10000)
+        if frac == 0 { return }
+        out.append(0x2E)
+        var d = [UInt8(frac / 1000), UInt8(frac / 100 % 10), UInt8(frac / 10 % 10), UInt8(frac % 10)]
+        frac = 0
+        while d.last == 0 { d.removeLast() }
+        for x in d { out.append(x + 0x30) }
+    }
+}
+
+/// The path syntax of the target format.
+enum PathSyntax {
+    /// PDF content-stream operators: `x y m`, `x y l`, `… c`, `h`.
+    case pdf
+    /// SVG path data: `Mx y`, `Lx y`, `C…`, `Z`.
+    case svg
+}
+
+/// Writes closed sub-paths (polygons and circles) on the grid in one syntax. All sub-paths a
+/// stroke is made of turn the same way (negative signed area in y-down coordinates), so under
+/// the nonzero rule their union is filled exactly once.
+struct PathText {
+    let syntax: PathSyntax
+    var out: [UInt8] = []
+
+    init(_ syntax: PathSyntax) { self.syntax = syntax }
+
+    @inline(__always) private mutating func point(_ x: Int, _ y: Int) {
+        NumberText.int(x, into: &out); out.append(0x20); NumberText.int(y, into: &out)
+    }
+
+    @inline(__always) mutating func move(_ x: Int, _ y: Int) {
+        if syntax == .svg { out.append(0x4D); point(x, y) } else { point(x, y); out.append(contentsOf: [0x20, 0x6D, 0x0A]) }
+    }
+
+    @inline(__always) mutating func line(_ x: Int, _ y: Int) {
+        if syntax == .svg { out.append(0x4C); point(x, y) } else { point(x, y); out.append(contentsOf: [0x20, 0x6C, 0x0A]) }
+    }
+
+    @inline(__always) mutating func curve(_ x1: Int, _ y1: Int, _ x2: Int, _ y2: Int, _ x3: Int, _ y3: Int) {
+        if syntax == .svg {
+            out.append(0x43); point(x1, y1); out.append(0x20); point(x2, y2); out.append(0x20); point(x3, y3)
+        } else {
+            point(x1, y1); out.append(0x20); point(x2, y2); out.append(0x20); point(x3, y3)
+            out.append(contentsOf: [0x20, 0x63, 0x0A])
+        }
+    }
+
+    @inline(__always) mutating func close() {
+        if syntax == .svg { out.append(0x5A) } else { out.append(contentsOf: [0x68, 0x0A]) }
+    }
+
+    /// An axis-aligned rectangle in grid steps, negative orientation.
+    mutating func rect(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int) {
+        move(x0, y0); line(x0, y1); line(x1, y1); line(x1, y0); close()
+    }
+
+    /// A circle of four cubic Béziers (radial error 0.027 %), negative orientation:
+    /// (r, 0) → (0, −r) → (−r, 0) → (0, r) in y-down coordinates.
+    mutating func circle(cx: Double, cy: Double, r: Double) {
+        let k = 0.5522847498 * r
+        let x = VectorGrid.grid(cx), y = VectorGrid.grid(cy)
+        let R = VectorGrid.grid(cx + r) - x, K = VectorGrid.grid(cx + k) - x
+        let Ry = VectorGrid.grid(cy + r) - y, Ky = VectorGrid.grid(cy + k) - y
+        move(x + R, y)
+        curve(x + R, y - Ky, x + K, y - Ry, x, y - Ry)
+        curve(x - K, y - Ry, x - R, y - Ky, x - R, y)
+        curve(x - R, y + Ky, x - K, y + Ry, x, y + Ry)
+        curve(x + K, y + Ry, x + R, y + Ky, x + R, y)
+        close()
+    }
+}
+
+/// A stroke's pieces, collected so that a writer can decide how to express them: one fill of
+/// constant opacity when every piece has the same factor, or a soft mask otherwise.
+struct StrokePieces: ShapeSink {
+    var pieces: [ShapePiece] = []
+    /// The visible page in reference pixels: pieces wholly outside it are dropped (spec §6:
+    /// drawing is clipped to the page), which also keeps far-off coordinates out of the file.
+    var width: Double, height: Double
+
+    init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
+
+    mutating func piece(_ p: ShapePiece) {
+        guard p.maxX > 0, p.minX < width, p.maxY > 0, p.minY < height else { return }
+        pieces.append(p)
+    }
+
+    /// The one factor all pieces share, or nil when they differ (more than 1/2000 apart).
+    var uniformFactor: Float? {
+        guard let first = pieces.first else { return nil }
+        for p in pieces where abs(p.f - first.f) > 0.0005 { return nil }
+        return first.f
+    }
+
+    /// Bounding box of the pieces in reference pixels, clamped to the page.
+    var bounds: (x0: Double, y0: Double, x1: Double, y1: Double) {
+        var b = (x0: Double.infinity, y0: Double.infinity, x1: -Double.infinity, y1: -Double.infinity)
+        for p in pieces {
+            b.x0 = min(b.x0, p.minX); b.y0 = min(b.y0, p.minY); b.x1 = max(b.x1, p.maxX); b.y1 = max(b.y1, p.maxY)
+        }
+        return (max(b.x0, 0), max(b.y0, 0), min(b.x1, width), min(b.y1, height))
+    }
+}
+
+/// Turns pieces into the path text of the stroke's shape: for each piece the quadrilateral
+/// between the outer tangents of its two discs, plus the discs at the ends of the stroke and
+/// at the joints where the outline turns.
+///
+/// A joint's disc is left out when the two quadrilaterals meeting there already cover its
+/// outline to within `jointTolerance`: the gap is the circular segment between the tangent
+/// points of the two pieces, whose height (sagitta) r·(1 − cos(Δ/2)) is what is compared. On
+/// dense handwriting most joints turn by a fraction of a degree, so this is what keeps the
+/// PDF smaller than the content file; the shape changes by at most that much, like the
+/// shape tolerance `StrokeShape` already applies to samples.
+enum OutlineBuilder {
+    /// Largest gap (reference pixels, 0.01 px at 144 dpi) left open where a joint disc is omitted.
+    static let jointTolerance: Double = 0.01
+
+    /// Unit normals of the outer tangents of a tapered capsule, or nil when one disc contains
+    /// the other (the piece is then just its larger disc).
+    @inline(__always)
+    static func tangents(_ p: ShapePiece) -> (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double)? {
+        let dx = p.x1 - p.x0, dy = p.y1 - p.y0
+        let d = (dx * dx + dy * dy).squareRoot()
+        guard d > abs(p.r1 - p.r0) + 1e-9 else { return nil }
+        let ux = dx / d, uy = dy / d
+        let c = (p.r0 - p.r1) / d
+        let s = (1 - c * c).squareRoot()
+        // perp = (−uy, ux); left = u·c + perp·s, right = u·c − perp·s.
+        return (ux, uy, ux * c - uy * s, uy * c + ux * s, ux * c + uy * s, uy * c - ux * s)
+    }
+
+    /// Writes the quadrilateral of a piece (negative orientation, as `PathText.circle`).
+    @inline(__always)
+    static func quad(_ p: ShapePiece, _ t: (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double),
+                     into path: inout PathText) {
+        path.move(VectorGrid.grid(p.x0 + p.r0 * t.lx), VectorGrid.grid(p.y0 + p.r0 * t.ly))
+        path.line(VectorGrid.grid(p.x1 + p.r1 * t.lx), VectorGrid.grid(p.y1 + p.r1 * t.ly))
+        path.line(VectorGrid.grid(p.x1 + p.r1 * t.rx), VectorGrid.grid(p.y1 + p.r1 * t.ry))
+        path.line(VectorGrid.grid(p.x0 + p.r0 * t.rx), VectorGrid.grid(p.y0 + p.r0 * t.ry))
+        path.close()
+    }
+
+    /// The whole stroke as one path (to be filled once, nonzero).
+    static func outline(_ pieces: [ShapePiece], into path: inout PathText) {
+        var previous: (p: ShapePiece, t: (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double)?)? = nil
+        for p in pieces {
+            let t = tangents(p)
+            // The disc where this piece starts: always at the start of a run, otherwise only
+            // where the previous piece does not continue into this one smoothly.
+            var needsStart = true
+            if let prev = previous, prev.p.x1 == p.x0, prev.p.y1 == p.y0, prev.p.r1 == p.r0,
+               let a = prev.t, let b = t {
+                let cosL = min(1, a.lx * b.lx + a.ly * b.ly), cosR = min(1, a.rx * b.rx + a.ry * b.ry)
+                // r(1 − cos(Δ/2)) = r(1 − √((1 + cos Δ)/2))
+                let sag = p.r0 * (1 - ((1 + min(cosL, cosR)) / 2).squareRoot())
+                needsStart = sag > jointTolerance
+            }
+            if let t {
+                if needsStart { path.circle(cx: p.x0, cy: p.y0, r: p.r0) }
+                quad(p, t, into: &path)
+            } else {
+                // One disc holds the other: the piece is its larger disc.
+                if p.r0 >= p.r1 { path.circle(cx: p.x0, cy: p.y0, r: p.r0) } else { path.circle(cx: p.x1, cy: p.y1, r: p.r1) }
+            }
+            if let prev = previous, prev.t != nil, !(prev.p.x1 == p.x0 && prev.p.y1 == p.y0 && prev.p.r1 == p.r0) {
+                // The previous run ended without its end disc written (pieces are dropped at
+                // the page edge, or a zero-factor run separates them).
+                path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1)
+            }
+            previous = (p, t)
+        }
+        if let last = previous, last.t != nil { path.circle(cx: last.p.x1, cy: last.p.y1, r: last.p.r1) }
+    }
+
+    /// One piece as a closed shape by itself: its quadrilateral and both discs (the soft-mask
+    /// form fills each piece separately, with its own factor).
+    static func piece(_ p: ShapePiece, into path: inout PathText) {
+        if let t = tangents(p) {
+            path.circle(cx: p.x0, cy: p.y0, r: p.r0)
+            quad(p, t, into: &path)
+            path.circle(cx: p.x1, cy: p.y1, r: p.r1)
+        } else if p.r0 >= p.r1 {
+            path.circle(cx: p.x0, cy: p.y0, r: p.r0)
+        } else {
+            path.circle(cx: p.x1, cy: p.y1, r: p.r1)
+        }
+    }
+}
