@@ -31,3 +31,14 @@ public final class StandardOutput: ByteOutput {
         }
     }
 }
+
+/// Counts what passes through to another output.
+public final class CountingOutput: ByteOutput {
+    private let inner: ByteOutput
+    public private(set) var count = 0
+    public init(_ inner: ByteOutput) { self.inner = inner }
+    public func append(_ bytes: [UInt8]) throws(LNoteError) {
+        try inner.append(bytes)
+        count += bytes.count
+    }
+}

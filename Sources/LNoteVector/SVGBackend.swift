@@ -97,7 +97,7 @@ public final class SVGPageBackend: PageBackend {
         }
         m.append(0x29)
         if let id = shownAssets[key] {
-            append("<use xlink:href=\"#a\(id)\" transform=\""); body += m; append("\"\(opacity("opacity", o))/>\n")
+            use(id, m, o)
             return
         }
         let image: EmbeddedImage
@@ -111,11 +111,16 @@ public final class SVGPageBackend: PageBackend {
         }
         let id = shownAssets.count + 1
         shownAssets[key] = id
-        append("<image id=\"a\(id)\" width=\"1\" height=\"1\" preserveAspectRatio=\"none\" transform=\"")
-        body += m
-        append("\"\(opacity("opacity", o)) xlink:href=\"data:\(mime);base64,")
+        // The asset once, in the unit square; every showing is a <use> with its own matrix
+        // (a <use> of an element that has a transform would apply both).
+        append("<defs><image id=\"a\(id)\" width=\"1\" height=\"1\" preserveAspectRatio=\"none\" xlink:href=\"data:\(mime);base64,")
         Base64.encode(bytes, into: &body)
-        append("\"/>\n")
+        append("\"/></defs>\n")
+        use(id, m, o)
+    }
+
+    private func use(_ id: Int, _ matrix: [UInt8], _ o: Double) {
+        append("<use xlink:href=\"#a\(id)\" transform=\""); body += matrix; append("\"\(opacity("opacity", o))/>\n")
     }
 
     public func endPage() {

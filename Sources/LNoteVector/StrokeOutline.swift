@@ -1,4 +1,5 @@
 import Glibc
+import LNoteFormat
 import LNoteShape
 
 /// How a vector file writes numbers and paths. Both writers put coordinates on one integer grid
@@ -14,6 +15,11 @@ public enum VectorGrid {
     /// Grid steps per reference pixel: 1/40 pt, half of which (0.0125 pt = 0.025 px at 144 dpi)
     /// is the largest rounding error of a coordinate.
     public static let perPixel: Double = 20
+    /// The transform a vector page is drawn with: page units → reference pixels.
+    public static func transform(for entry: PageEntry) -> PageTransform {
+        PageTransform(pageWidth: entry.width, pageHeight: entry.height, scale: referenceScale)
+    }
+
     /// Points per grid step (the content stream's unit).
     public static var pointsPerStep: Double { 1 / (referenceScale * perPixel) }
 
@@ -145,7 +151,27 @@ struct StrokePieces: ShapeSink {
 
     mutating func piece(_ p: ShapePiece) {
         guard p.maxX > 0, p.minX < width, p.maxY > 0, p.minY < height else { return }
-        pieces.append(p)
+        pieces.append(Self.clipped(p, width: width, height: height))
+    }
+
+    /// The part of a piece whose discs can reach the page: its centre line clipped (Liang–Barsky)
+    /// to the page grown by the larger radius plus a pixel. The hull of interpolated discs is the
+    /// piece's hull restricted to that range, so the visible shape is unchanged, but a stroke
+    /// spanning ±2³¹ page units keeps coordinates that every viewer can handle (MuPDF drops
+    /// paths with coordinates past its fixed-point range).
+    static func clipped(_ p: ShapePiece, width: Double, height: Double) -> ShapePiece {
+        let m = max(p.r0, p.r1) + 1
+        let dx = p.x1 - p.x0, dy = p.y1 - p.y0
+        var t0 = 0.0, t1 = 1.0
+        for (q, d) in [(p.x0 + m, -dx), (width + m - p.x0, dx), (p.y0 + m, -dy), (height + m - p.y0, dy)] {
+            if d == 0 { if q < 0 { return p }; continue }
+            let t = q / d
+            if d < 0 { t0 = max(t0, t) } else { t1 = min(t1, t) }
+        }
+        guard t0 > 0 || t1 < 1, t0 < t1 else { return p }
+        let dr = p.r1 - p.r0
+        return ShapePiece(x0: p.x0 + dx * t0, y0: p.y0 + dy * t0, r0: p.r0 + dr * t0,
+                          x1: p.x0 + dx * t1, y1: p.y0 + dy * t1, r1: p.r0 + dr * t1, f: p.f)
     }
 
     /// The one factor all pieces share, or nil when they differ (more than 1/2000 apart).
