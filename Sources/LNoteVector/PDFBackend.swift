@@ -11,10 +11,10 @@ import LNoteShape
 /// - Opacity: a stroke whose pieces share one factor (pen, highlighter, a uniformly thin stroke)
 ///   is filled with `ca` = colour alpha × factor. Where the factors differ (pencil pressure,
 ///   the thin parts of a tapering stroke), the opacity is a luminosity soft mask: a form in
-///   which each piece is filled with its factor as grey under the Lighten blend mode — the
-///   maximum, the spec's "largest value counts" — and the stroke's bounding box is filled
-///   through it with `ca` = colour alpha (the mask carries the coverage too, so it is not
-///   anti-aliased twice).
+///   which the pieces of each factor level are one path filled with that level as grey,
+///   levels in ascending order, so the largest value counts (`StrokePieces.byLevel`), and the
+///   stroke's bounding box is filled through it with `ca` = colour alpha (the mask carries
+///   the coverage too, so it is not anti-aliased twice).
 /// - Highlighter ink uses `/BM /Multiply` in the graphics state of the fill itself, on the page,
 ///   never inside a transparency group (an isolated group would multiply with nothing and
 ///   show opaque ink).
@@ -102,16 +102,16 @@ public final class PDFDocumentBackend: PageBackend {
         let box = sink.bounds
         let x0 = VectorGrid.grid(box.x0) - 1, y0 = VectorGrid.grid(box.y0) - 1
         let x1 = VectorGrid.grid(box.x1) + 1, y1 = VectorGrid.grid(box.y1) + 1
-        var form: [UInt8] = Array("/L gs\n".utf8)
-        for piece in sink.pieces {
-            NumberText.unit(Double(piece.f), into: &form); form += Array(" g\n".utf8)
+        var form: [UInt8] = []
+        for (level, pieces) in sink.byLevel {
+            NumberText.unit(level, into: &form); form += Array(" g\n".utf8)
             var path = PathText(.pdf)
-            OutlineBuilder.piece(piece, into: &path)
+            OutlineBuilder.outline(pieces, into: &path)
             form += path.out
             form += Array("f\n".utf8)
         }
         let formNumber = file.allocate()
-        let dict = Array("/Type/XObject/Subtype/Form/BBox[\(x0) \(y0) \(x1) \(y1)]/Group<</S/Transparency/CS/DeviceGray>>/Resources<</ExtGState<</L<</BM/Lighten/ca 1>>>>>>/Filter/FlateDecode".utf8)
+        let dict = Array("/Type/XObject/Subtype/Form/BBox[\(x0) \(y0) \(x1) \(y1)]/Group<</S/Transparency/CS/DeviceGray>>/Filter/FlateDecode".utf8)
         pending.append((formNumber, dict, Flate.compress(form)))
         let name = state(alpha: alpha, multiply: multiply, mask: formNumber)
         append("q /\(name) gs ")

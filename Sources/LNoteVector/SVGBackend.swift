@@ -6,9 +6,9 @@ import LNoteShape
 ///
 /// The same constructions as the PDF backend (see `PDFDocumentBackend`): a stroke is one
 /// `<path>` filled once (nonzero); highlighter ink has `mix-blend-mode:multiply` on the path
-/// itself, on the page, in no group; varying factors become a luminance `<mask>` whose pieces
-/// are grey with `mix-blend-mode:lighten` (the maximum), with the stroke's box filled through
-/// it. Images are `<image>` elements holding the asset file itself (base64, JPEG or PNG byte
+/// itself, on the page, in no group; varying factors become a luminance `<mask>` holding one
+/// grey path per factor level in ascending order (the maximum counts, `StrokePieces.byLevel`),
+/// with the stroke's box filled through it. Images are `<image>` elements holding the asset file itself (base64, JPEG or PNG byte
 /// for byte), each asset once per file (`<use>` for repeats), placed by a matrix.
 public final class SVGPageBackend: PageBackend {
     private let package: LNotePackage
@@ -73,11 +73,10 @@ public final class SVGPageBackend: PageBackend {
         let x1 = VectorGrid.grid(box.x1) + 1, y1 = VectorGrid.grid(box.y1) + 1
         masks += 1
         append("<mask id=\"m\(masks)\" maskUnits=\"userSpaceOnUse\" x=\"\(x0)\" y=\"\(y0)\" width=\"\(x1 - x0)\" height=\"\(y1 - y0)\">\n")
-        for piece in sink.pieces {
-            let v = Double(piece.f)
-            append("<path fill=\"\(hex(v, v, v))\" style=\"mix-blend-mode:lighten\" d=\"")
+        for (v, pieces) in sink.byLevel {
+            append("<path fill=\"\(hex(v, v, v))\" d=\"")
             var path = PathText(.svg)
-            OutlineBuilder.piece(piece, into: &path)
+            OutlineBuilder.outline(pieces, into: &path)
             body += path.out
             append("\"/>\n")
         }

@@ -174,11 +174,31 @@ struct StrokePieces: ShapeSink {
                           x1: p.x0 + dx * t1, y1: p.y0 + dy * t1, r1: p.r0 + dr * t1, f: p.f)
     }
 
-    /// The one factor all pieces share, or nil when they differ (more than 1/2000 apart).
+    /// The one factor level all pieces share, or nil when they differ (see `levels`).
     var uniformFactor: Float? {
         guard let first = pieces.first else { return nil }
-        for p in pieces where abs(p.f - first.f) > 0.0005 { return nil }
-        return first.f
+        let k = (Double(first.f) * Self.levels).rounded()
+        for p in pieces where (Double(p.f) * Self.levels).rounded() != k { return nil }
+        return Float(k / Self.levels)
+    }
+
+    /// Factor levels per unit: a piece's factor is written rounded to 1/128 (half a level of
+    /// an 8-bit channel at most), so that the pieces of a slowly varying pencil stroke fall
+    /// into a few levels, each one path.
+    static let levels: Double = 128
+
+    /// The pieces grouped by factor level, levels ascending, stroke order kept inside a level.
+    ///
+    /// Painted in this order with the Normal blend mode, each level one path filled once, each
+    /// point ends with the largest factor of the pieces covering it — the max of spec §6 —
+    /// while an anti-aliased edge of a larger level over a smaller one mixes the two by its
+    /// coverage, the area average the raster rule asks for. (The Lighten blend mode expresses
+    /// the same max, but poppler does not apply it inside a soft mask: measured 25.0 dB
+    /// against 39.8 dB for this order on the notes sample's pencil page.)
+    var byLevel: [(level: Double, pieces: [ShapePiece])] {
+        var groups: [Int: [ShapePiece]] = [:]
+        for p in pieces { groups[Int((Double(p.f) * Self.levels).rounded()), default: []].append(p) }
+        return groups.keys.sorted().compactMap { k in k > 0 ? (Double(k) / Self.levels, groups[k]!) : nil }
     }
 
     /// Bounding box of the pieces in reference pixels, clamped to the page.
@@ -260,19 +280,5 @@ enum OutlineBuilder {
             previous = (p, t)
         }
         if let last = previous, last.t != nil { path.circle(cx: last.p.x1, cy: last.p.y1, r: last.p.r1) }
-    }
-
-    /// One piece as a closed shape by itself: its quadrilateral and both discs (the soft-mask
-    /// form fills each piece separately, with its own factor).
-    static func piece(_ p: ShapePiece, into path: inout PathText) {
-        if let t = tangents(p) {
-            path.circle(cx: p.x0, cy: p.y0, r: p.r0)
-            quad(p, t, into: &path)
-            path.circle(cx: p.x1, cy: p.y1, r: p.r1)
-        } else if p.r0 >= p.r1 {
-            path.circle(cx: p.x0, cy: p.y0, r: p.r0)
-        } else {
-            path.circle(cx: p.x1, cy: p.y1, r: p.r1)
-        }
     }
 }
