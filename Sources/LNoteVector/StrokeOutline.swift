@@ -215,15 +215,17 @@ struct StrokePieces: ShapeSink {
 /// between the outer tangents of its two discs, plus the discs at the ends of the stroke and
 /// at the joints where the outline turns.
 ///
-/// A joint's disc is left out when the two quadrilaterals meeting there already cover its
-/// outline to within `jointTolerance`: the gap is the circular segment between the tangent
-/// points of the two pieces, whose height (sagitta) r·(1 − cos(Δ/2)) is what is compared. On
-/// dense handwriting most joints turn by a fraction of a degree, so this is what keeps the
-/// PDF smaller than the content file; the shape changes by at most that much, like the
-/// shape tolerance `StrokeShape` already applies to samples.
+/// Where a joint turns so little that the circular segment between the tangent points of the
+/// two pieces is at most `jointTolerance` high (its sagitta r·(1 − cos(Δ/2))), the disc
+/// (four curves) is replaced by the convex hull of the four tangent points (four corners):
+/// it lies inside the disc and fills the wedge between the two quadrilaterals up to that
+/// segment. On dense handwriting most joints turn by a fraction of a degree, so this is what
+/// keeps the PDF near the content file's size; the shape changes by at most the tolerance,
+/// like the shape tolerance `StrokeShape` already applies to samples.
 enum OutlineBuilder {
-    /// Largest gap (reference pixels, 0.01 px at 144 dpi) left open where a joint disc is omitted.
-    static let jointTolerance: Double = 0.01
+    /// Largest gap (reference pixels: 0.02 px at 144 dpi, `StrokeShape.shapeTolerance`) left
+    /// open where a joint's disc is replaced by its tangent points' hull.
+    static let jointTolerance: Double = 0.02
 
     /// Unit normals of the outer tangents of a tapered capsule, or nil when one disc contains
     /// the other (the piece is then just its larger disc).
@@ -250,6 +252,17 @@ enum OutlineBuilder {
         path.close()
     }
 
+    /// The convex polygon of four points c + r·n on a joint's circle, in descending angle
+    /// (negative orientation, as the circles and quadrilaterals).
+    static func jointQuad(cx: Double, cy: Double, r: Double, _ normals: [(Double, Double)], into path: inout PathText) {
+        let sorted = normals.sorted { atan2($0.1, $0.0) > atan2($1.1, $1.0) }
+        for (i, n) in sorted.enumerated() {
+            let x = VectorGrid.grid(cx + r * n.0), y = VectorGrid.grid(cy + r * n.1)
+            if i == 0 { path.move(x, y) } else { path.line(x, y) }
+        }
+        path.close()
+    }
+
     /// The whole stroke as one path (to be filled once, nonzero).
     static func outline(_ pieces: [ShapePiece], into path: inout PathText) {
         var previous: (p: ShapePiece, t: (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double)?)? = nil
@@ -263,7 +276,13 @@ enum OutlineBuilder {
                 let cosL = min(1, a.lx * b.lx + a.ly * b.ly), cosR = min(1, a.rx * b.rx + a.ry * b.ry)
                 // r(1 − cos(Δ/2)) = r(1 − √((1 + cos Δ)/2))
                 let sag = p.r0 * (1 - ((1 + min(cosL, cosR)) / 2).squareRoot())
-                needsStart = sag > jointTolerance
+                if sag <= jointTolerance {
+                    // The four tangent points lie on the joint's circle: their convex hull is
+                    // inside the disc and covers the gap between the two quadrilaterals up to
+                    // the circular segments beyond its sides, each at most `sag` high.
+                    jointQuad(cx: p.x0, cy: p.y0, r: p.r0, [(a.lx, a.ly), (b.lx, b.ly), (a.rx, a.ry), (b.rx, b.ry)], into: &path)
+                    needsStart = false
+                }
             }
             if let t {
                 if needsStart { path.circle(cx: p.x0, cy: p.y0, r: p.r0) }
