@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteShape", "LNoteFormat", "LNoteBitmap"]),
         .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
         .testTarget(name: "LNoteVectorTests", dependencies: ["LNoteVector", "LNoteRender", "LNoteShape", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
-        .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
+        .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteVector", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
         .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"]),
     ]
 )
