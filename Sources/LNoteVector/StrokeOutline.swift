@@ -264,40 +264,87 @@ enum OutlineBuilder {
     }
 
     /// The whole stroke as one path (to be filled once, nonzero).
+    ///
+    /// Runs of pieces that meet at gentle joints become one polygon: the left tangent edges
+    /// forward, the right ones back, consecutive edges joined at their intersection (the
+    /// point c + 2r(n₁ + n₂)/|n₁ + n₂|² where both touch the joint's circle). On the outer
+    /// side that corner lies at most r(1/cos(Δ/2) − 1) outside the circle, about the sagitta,
+    /// which must be within `jointTolerance`; on the inner side it is where the two edges
+    /// cross, provided both pieces are longer than 2r·sin Δ (else the run is broken there).
+    /// A run starts and ends with its discs; a joint that turns more breaks the run and gets
+    /// its disc. Every sub-path turns the same way, so overlaps are covered once.
     static func outline(_ pieces: [ShapePiece], into path: inout PathText) {
-        var previous: (p: ShapePiece, t: (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double)?)? = nil
+        typealias T = (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double)
+        var left: [(Int, Int)] = [], right: [(Int, Int)] = []
+        @inline(__always) func at(_ x: Double, _ y: Double) -> (Int, Int) { (VectorGrid.grid(x), VectorGrid.grid(y)) }
+        func flush() {
+            guard let first = left.first else { return }
+            path.move(first.0, first.1)
+            for q in left.dropFirst() { path.line(q.0, q.1) }
+            for q in right.reversed() { path.line(q.0, q.1) }
+            path.close()
+            left.removeAll(keepingCapacity: true); right.removeAll(keepingCapacity: true)
+        }
+        func start(_ p: ShapePiece, _ t: T) {
+            left = [at(p.x0 + p.r0 * t.lx, p.y0 + p.r0 * t.ly)]
+            right = [at(p.x0 + p.r0 * t.rx, p.y0 + p.r0 * t.ry)]
+        }
+        func end(_ p: ShapePiece, _ t: T) {
+            left.append(at(p.x1 + p.r1 * t.lx, p.y1 + p.r1 * t.ly))
+            right.append(at(p.x1 + p.r1 * t.rx, p.y1 + p.r1 * t.ry))
+            flush()
+        }
+        func miter(_ cx: Double, _ cy: Double, _ r: Double, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> (Int, Int) {
+            let sx = ax + bx, sy = ay + by
+            let k = 2 * r / (sx * sx + sy * sy)
+            return at(cx + k * sx, cy + k * sy)
+        }
+        var previous: (p: ShapePiece, t: T)? = nil
         for p in pieces {
-            let t = tangents(p)
-            // The disc where this piece starts: always at the start of a run, otherwise only
-            // where the previous piece does not continue into this one smoothly.
-            var needsStart = true
-            if let prev = previous, prev.p.x1 == p.x0, prev.p.y1 == p.y0, prev.p.r1 == p.r0,
-               let a = prev.t, let b = t {
-                let cosL = min(1, a.lx * b.lx + a.ly * b.ly), cosR = min(1, a.rx * b.rx + a.ry * b.ry)
-                // r(1 − cos(Δ/2)) = r(1 − √((1 + cos Δ)/2))
-                let sag = p.r0 * (1 - ((1 + min(cosL, cosR)) / 2).squareRoot())
+            guard let t = tangents(p) else {
+                // One disc holds the other: the piece is its larger disc.
+                if let prev = previous { end(prev.p, prev.t); path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1) }
+                previous = nil
+                if p.r0 >= p.r1 { path.circle(cx: p.x0, cy: p.y0, r: p.r0) } else { path.circle(cx: p.x1, cy: p.y1, r: p.r1) }
+                continue
+            }
+            guard let prev = previous, prev.p.x1 == p.x0, prev.p.y1 == p.y0, prev.p.r1 == p.r0 else {
+                // A new run (the first piece, or after a gap: pieces dropped off the page or a
+                // zero-factor run): the previous run's end disc, this one's start disc.
+                if let prev = previous { end(prev.p, prev.t); path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1) }
+                path.circle(cx: p.x0, cy: p.y0, r: p.r0)
+                start(p, t)
+                previous = (p, t)
+                continue
+            }
+            let a = prev.t
+            let cosL = min(1, a.lx * t.lx + a.ly * t.ly), cosR = min(1, a.rx * t.rx + a.ry * t.ry)
+            let cosD = min(cosL, cosR)
+            // r(1 − cos(Δ/2)) = r(1 − √((1 + cos Δ)/2))
+            let sag = p.r0 * (1 - ((1 + cosD) / 2).squareRoot())
+            let need = 2 * p.r0 * (max(0, 1 - cosD * cosD)).squareRoot()
+            if sag <= jointTolerance && length(prev.p) >= need && length(p) >= need {
+                left.append(miter(p.x0, p.y0, p.r0, a.lx, a.ly, t.lx, t.ly))
+                right.append(miter(p.x0, p.y0, p.r0, a.rx, a.ry, t.rx, t.ry))
+            } else {
+                end(prev.p, prev.t)
                 if sag <= jointTolerance {
                     // The four tangent points lie on the joint's circle: their convex hull is
-                    // inside the disc and covers the gap between the two quadrilaterals up to
-                    // the circular segments beyond its sides, each at most `sag` high.
-                    jointQuad(cx: p.x0, cy: p.y0, r: p.r0, [(a.lx, a.ly), (b.lx, b.ly), (a.rx, a.ry), (b.rx, b.ry)], into: &path)
-                    needsStart = false
+                    // inside the disc and covers the gap between the two runs up to the
+                    // circular segments beyond its sides, each at most `sag` high.
+                    jointQuad(cx: p.x0, cy: p.y0, r: p.r0, [(a.lx, a.ly), (t.lx, t.ly), (a.rx, a.ry), (t.rx, t.ry)], into: &path)
+                } else {
+                    path.circle(cx: p.x0, cy: p.y0, r: p.r0)
                 }
-            }
-            if let t {
-                if needsStart { path.circle(cx: p.x0, cy: p.y0, r: p.r0) }
-                quad(p, t, into: &path)
-            } else {
-                // One disc holds the other: the piece is its larger disc.
-                if p.r0 >= p.r1 { path.circle(cx: p.x0, cy: p.y0, r: p.r0) } else { path.circle(cx: p.x1, cy: p.y1, r: p.r1) }
-            }
-            if let prev = previous, prev.t != nil, !(prev.p.x1 == p.x0 && prev.p.y1 == p.y0 && prev.p.r1 == p.r0) {
-                // The previous run ended without its end disc written (pieces are dropped at
-                // the page edge, or a zero-factor run separates them).
-                path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1)
+                start(p, t)
             }
             previous = (p, t)
         }
-        if let last = previous, last.t != nil { path.circle(cx: last.p.x1, cy: last.p.y1, r: last.p.r1) }
+        if let prev = previous { end(prev.p, prev.t); path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1) }
+    }
+
+    @inline(__always) static func length(_ p: ShapePiece) -> Double {
+        let dx = p.x1 - p.x0, dy = p.y1 - p.y0
+        return (dx * dx + dy * dy).squareRoot()
     }
 }

@@ -157,6 +157,7 @@ do {
     if !args.rasterOnly {
         parts += [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
                   try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns)]
+        parts.append(try vectorExport(dense: dense, doc200: args.doc200, work: args.work + "/vector", runs: args.runs))
         if !args.costly.isEmpty { parts.append(try costlyPages(args.costly)) }
     }
     for part in parts { result.merge(part) { _, new in new } }
