@@ -75,7 +75,9 @@ import LNoteShape
         var path = PathText(.svg)
         OutlineBuilder.outline(sink.pieces, into: &path)
         let areas = Self.signedAreas(path.out)
-        #expect(areas.count >= sink.pieces.count)
+        #expect(!areas.isEmpty)
+        // Gentle joints are chained: far fewer sub-paths than pieces.
+        #expect(areas.count < sink.pieces.count / 2)
         #expect(areas.allSatisfy { $0 <= 0 }, "a sub-path turning the other way would cut a hole under nonzero")
         // Far fewer discs than pieces: most joints of a smooth stroke need none.
         let curves = String(decoding: path.out, as: UTF8.self).filter { $0 == "C" }.count
