@@ -263,6 +263,47 @@ enum OutlineBuilder {
         path.close()
     }
 
+    /// A sharp joint's cover: the convex hull of the four tangent points with each side's
+    /// chord replaced by the arc of the joint's circle between them — inside the disc, and
+    /// covering what the disc would add to the two runs (the wedge on the outer side up to the
+    /// circle), with two curves instead of the disc's four. False (nothing written) when a
+    /// side turns by more than 90° or the points do not alternate side by side around the
+    /// circle (a strong taper); the caller then writes the disc.
+    static func jointArcs(cx: Double, cy: Double, r: Double, left: [(Double, Double)], right: [(Double, Double)],
+                          into path: inout PathText) -> Bool {
+        var pts = left.map { (atan2($0.1, $0.0), true) } + right.map { (atan2($0.1, $0.0), false) }
+        pts.sort { $0.0 > $1.0 }   // descending angle: negative orientation
+        // Same-side points must be neighbours: L L R R up to rotation.
+        guard (pts[0].1 == pts[1].1 && pts[2].1 == pts[3].1) || (pts[1].1 == pts[2].1 && pts[3].1 == pts[0].1) else { return false }
+        let firstArc = pts[0].1 == pts[1].1 ? 0 : 1
+        var spans: [Double] = []
+        for i in 0..<4 {
+            var phi = pts[i].0 - pts[(i + 1) % 4].0
+            if phi < 0 { phi += 2 * Double.pi }
+            spans.append(phi)
+        }
+        guard spans[firstArc] <= Double.pi / 2, spans[firstArc + 2] <= Double.pi / 2 else { return false }
+        @inline(__always) func point(_ th: Double, _ k: Double = 0, _ sign: Double = 0) -> (Int, Int) {
+            // c + r(cos, sin) + sign·k·(sin, −cos): the tangent for decreasing angle.
+            (VectorGrid.grid(cx + r * cos(th) + sign * k * sin(th)), VectorGrid.grid(cy + r * sin(th) - sign * k * cos(th)))
+        }
+        let s0 = point(pts[0].0)
+        path.move(s0.0, s0.1)
+        for i in 0..<4 {
+            let a = pts[i].0, b = pts[(i + 1) % 4].0
+            let e = point(b)
+            if i == firstArc || i == firstArc + 2 {
+                let k = 4.0 / 3.0 * tan(spans[i] / 4) * r
+                let c1 = point(a, k, 1), c2 = point(b, k, -1)
+                path.curve(c1.0, c1.1, c2.0, c2.1, e.0, e.1)
+            } else if i < 3 {
+                path.line(e.0, e.1)
+            }
+        }
+        path.close()
+        return true
+    }
+
     /// The whole stroke as one path (to be filled once, nonzero).
     ///
     /// Runs of pieces that meet at gentle joints become one polygon: the left tangent edges
@@ -333,7 +374,8 @@ enum OutlineBuilder {
                     // inside the disc and covers the gap between the two runs up to the
                     // circular segments beyond its sides, each at most `sag` high.
                     jointQuad(cx: p.x0, cy: p.y0, r: p.r0, [(a.lx, a.ly), (t.lx, t.ly), (a.rx, a.ry), (t.rx, t.ry)], into: &path)
-                } else {
+                } else if !jointArcs(cx: p.x0, cy: p.y0, r: p.r0, left: [(a.lx, a.ly), (t.lx, t.ly)],
+                                     right: [(a.rx, a.ry), (t.rx, t.ry)], into: &path) {
                     path.circle(cx: p.x0, cy: p.y0, r: p.r0)
                 }
                 start(p, t)
