@@ -50,9 +50,12 @@ let package = Package(
         .target(name: "LNoteShape", dependencies: ["LNoteFormat"]),
         .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape", "CUnchecked"]),
         .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"]),
-        .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap"]),
+        // Vector export (PDF, SVG): the page backend that writes outlines instead of pixels.
+        .target(name: "LNoteVector", dependencies: ["LNoteFormat", "LNoteShape", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
+        .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
+                                                    "LNoteVector"]),
         // Level-2 storage: packages into one SQLite database and back (migrate, restore).
-        .target(name: "LNoteStore", dependencies: ["LNoteFormat", "CSQLite"], swiftSettings: hotLoopSettings),
+        .target(name: "LNoteStore", dependencies: ["LNoteFormat", "CSQLite"]),
         .target(name: "LNoteCLI", dependencies: ["LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore"]),
         .executableTarget(name: "lnote-render", dependencies: ["LNoteCLI"]),
 
@@ -68,7 +71,8 @@ let package = Package(
         .testTarget(name: "LNoteShapeTests", dependencies: ["LNoteShape", "LNoteFormat"]),
         .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteShape", "LNoteFormat", "LNoteBitmap"]),
         .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
-        .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
+        .testTarget(name: "LNoteVectorTests", dependencies: ["LNoteVector", "LNoteRender", "LNoteShape", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
+        .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteVector", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
                                                              "CJPEG", "CZlib"]),
         .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore"]),
         .testTarget(name: "LNoteStoreTests", dependencies: ["LNoteStore", "LNoteFormat", "LNoteRender", "LNoteBitmap", "CSQLite"]),

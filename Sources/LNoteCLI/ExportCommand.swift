@@ -2,28 +2,34 @@ import Foundation
 import LNoteFormat
 import LNoteRender
 
-/// `lnote-render export DOC.lnote [options]`: pages as PNG or JPEG files.
+/// `lnote-render export DOC.lnote [options]`: pages as PNG or JPEG files, one PDF, or SVG files.
 enum ExportCommand {
     static let spec = CommandSpec(
-        name: "export", abstract: "Export pages as PNG or JPEG images.",
+        name: "export", abstract: "Export pages as PNG or JPEG images, one vector PDF, or SVG files.",
         discussion: """
             Size: give at most one of --scale, --dpi, --width, --height, --fit (default: --scale 2, i.e. 144 dpi).
             Output: one page goes to the file -o names (or '-' for standard output); several pages go into
             the directory -o names, as page-001.png, page-002.png, ... by page number, or as --names says.
             Default: the current directory.
+            PDF (--format pdf or -o NAME.pdf): every selected page in ONE file, each page the canvas size in
+            points, written page by page; -o names the file ('-' for standard output; a directory gets
+            DOC.pdf). SVG (--format svg or -o NAME.svg): one file per page, like PNG. Both are vector: strokes
+            are filled outlines, highlighter multiplies, images are embedded as they are (JPEG bytes
+            unchanged). The size options do not apply; the thin-stroke rule is applied at 144 dpi
+            (scale 2), so a vector page viewed at 144 dpi matches the default PNG export.
             """,
         positionals: [PositionalSpec("DOC.lnote", help: "The document package.")],
         options: [
             .value("output", short: "o", "PATH", help: "Output file, directory (ending in '/'), or '-' for standard output (default: the current directory)."),
             .value("pages", "LIST", help: "Pages to export, 1-based: 1,3-5,7- (default: all)."),
-            .value("format", "png|jpeg", help: "Image format, any case; jpg = jpeg (default: from the output's extension, else png)."),
+            .value("format", "png|jpeg|pdf|svg", help: "Output format, any case; jpg = jpeg (default: from the output's extension, else png)."),
             .value("scale", "S", help: "Pixels per point, 0.001-1000; 1 = 72 dpi (default 2)."),
             .value("dpi", "D", help: "Dots per inch, 0.072-72000; 72 dpi = scale 1 (default 144)."),
             .value("width", "W", help: "Output width in pixels, 1-1000000; the height follows the page (default: from --scale)."),
             .value("height", "H", help: "Output height in pixels, 1-1000000; the width follows the page (default: from --scale)."),
             .value("fit", "WxH", help: "The largest size that fits inside W×H pixels (each 1-1000000), aspect kept, e.g. 1200x1200 (default: from --scale)."),
             .value("names", "TEMPLATE", help: "File names of pages in the output directory: {page}, {page:3}, {id}, {title}, {ext} (default page-{page:3}.{ext})."),
-            .flag("transparent", help: "No paper colour: a transparent PNG (template lines kept)."),
+            .flag("transparent", help: "No paper colour: a transparent PNG, PDF or SVG (template lines kept)."),
             .flag("no-background", help: "Keep the paper colour, drop template lines and dots."),
             .value("quality", "Q", help: "JPEG quality, 1-100 (default 85)."),
             .value("max-pixels", "N", help: "Refuse pages larger than N pixels, 1-137438953408 (default 100000000)."),
@@ -65,6 +71,10 @@ enum ExportCommand {
         guard !indices.isEmpty else {
             reporter.report(Problem(.error, code: "no-pages", file: docPath, message: "the document has no pages"))
             return reporter.finish(ExitStatus.failure)
+        }
+        if settings.format == .pdf {
+            return try exportPDF(package, docPath: docPath, indices: indices, settings: settings,
+                                 output: args.string("output"), quiet: quiet, console: console)
         }
         let destination = try destination(output: args.string("output"), pageCount: indices.count, format: settings.format)
         let exporter = PageExporter(package: package, settings: settings)
@@ -226,7 +236,8 @@ enum ExportCommand {
         }
 
         let output = args.string("output")
-        let explicit = try args.choice("format", from: ["png", "jpeg", "jpg"]).map { $0 == "png" ? ExportFormat.png : .jpeg }
+        let explicit = try args.choice("format", from: ["png", "jpeg", "jpg", "pdf", "svg"])
+            .map { $0 == "jpg" ? ExportFormat.jpeg : ExportFormat(rawValue: $0)! }
         var fileNames = FileNameTemplate.standard
         if let text = args.string("names") {
             do { fileNames = try FileNameTemplate(text) } catch { throw UsageError("--names: \(error.message)") }
@@ -246,6 +257,9 @@ enum ExportCommand {
         let format = explicit ?? implied ?? .png
         if format == .jpeg && transparent {
             throw UsageError("--transparent needs PNG: JPEG has no transparency")
+        }
+        if format.isVector && !sizes.isEmpty {
+            throw UsageError("--\(sizes[0]) applies to PNG and JPEG only: \(format.rawValue) pages are the canvas size in points")
         }
         let quality = try args.int("quality", in: 1...100)
         if quality != nil && format != .jpeg {
@@ -288,5 +302,47 @@ enum ExportCommand {
             throw UsageError("-o \(output): \(pageCount) pages need a directory, not a file name")
         }
         return .directory(output)
+    }
+
+    /// `--format pdf`: all selected pages into one PDF file (or standard output).
+    static func exportPDF(_ package: LNotePackage, docPath: String, indices: [Int], settings: ExportSettings,
+                          output: String?, quiet: Bool, console: Console) throws(UsageError) -> Int32 {
+        let destination: ExportDestination
+        var isDir: ObjCBool = false
+        if output == "-" {
+            destination = .standardOutput
+        } else if let output, !output.isEmpty, !output.hasSuffix("/"),
+                  !(FileManager.default.fileExists(atPath: output, isDirectory: &isDir) && isDir.boolValue) {
+            destination = .file(output)
+        } else {
+            destination = .directory(output.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 } ?? ".")
+        }
+        let exporter = PageExporter(package: package, settings: settings)
+        if let refusal = exporter.refusal(of: destination) {
+            throw UsageError("-o \(output ?? "."): \(refusal.message)")
+        }
+        let toStandardOutput = destination == .standardOutput
+        var done = 0
+        let outcome = exporter.exportPDF(pages: indices, to: destination, producer: "\(LNoteTool.name) \(LNoteTool.version)") { page in
+            done += 1
+            if indices.count > 1 && !quiet { console.progress("writing page \(page.number) (\(done)/\(indices.count))") }
+            if indices.count > 1 && !quiet && done == indices.count { console.endProgress() }
+            for d in page.diagnostics { console.error("warning: page \(page.number): \(d)") }
+            if let error = page.error {
+                console.endProgress()
+                console.error("error: \(docPath): page \(page.number): \(error)")
+            }
+        }
+        if let error = outcome.error {
+            console.error("error: \(docPath): \(error)")
+            return ExitStatus.failure
+        }
+        let written = outcome.pages.filter { $0.error == nil }.count
+        if !quiet {
+            let target = toStandardOutput ? "standard output" : outcome.pages.first { $0.path != nil }?.path ?? "?"
+            let line = "\(written) page(s) -> \(target) (PDF, \(outcome.bytes) bytes)"
+            toStandardOutput ? console.error(line) : console.print(line)
+        }
+        return outcome.pages.contains { $0.error != nil } ? ExitStatus.failure : ExitStatus.success
     }
 }

@@ -102,6 +102,81 @@ public enum AtomicFile {
     }
 }
 
+/// A file written in parts and then put in place atomically: the parts go to
+/// `.<name>.tmp-<random>` in the target's directory, `commit` fsyncs and renames it over the
+/// target, and a stream dropped (or failed) before `commit` removes the temporary file. For
+/// exports too large to hold in memory at once (a many-page PDF is written page by page).
+public final class AtomicFileStream {
+    private let dfd: Int32
+    private var fd: Int32
+    private let name: String, tmp: String, shown: String
+    private let mode: mode_t
+    private var finished = false
+    /// Bytes appended so far.
+    public private(set) var count = 0
+
+    /// Creates the temporary file next to `path` (outside a package: the directory may be
+    /// reached through symbolic links, as for `AtomicFile.write(_:toPath:)`).
+    public init(path: String, display: String? = nil) throws(LNoteError) {
+        shown = display ?? path
+        let (dir, base) = AtomicFile.split(path)
+        name = base
+        tmp = AtomicFile.temporaryName(for: base)
+        dfd = open(dir.isEmpty ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else {
+            throw LNoteError(.io, file: shown, rule: "write", message: "cannot open its directory: \(FileIO.errnoText())")
+        }
+        var m: mode_t = 0o644
+        var st = stat()
+        if fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG { m = st.st_mode & 0o777 }
+        mode = m
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, m)
+        guard fd >= 0 else {
+            let code = errno
+            close(dfd)
+            throw LNoteError(.io, file: shown, rule: "write", message: "cannot create a temporary file: \(FileIO.errnoText(code))")
+        }
+    }
+
+    deinit {
+        if !finished { abandon() }
+        close(dfd)
+    }
+
+    /// Appends `bytes` to the temporary file.
+    public func append(_ bytes: [UInt8]) throws(LNoteError) {
+        guard !finished else { return }
+        if let code = FileIO.writeAll(fd, bytes) {
+            abandon()
+            throw LNoteError(.io, file: shown, rule: "write", message: "write failed: \(FileIO.errnoText(code))")
+        }
+        count += bytes.count
+    }
+
+    /// Flushes the temporary file and renames it over the target.
+    public func commit() throws(LNoteError) {
+        guard !finished else { return }
+        func fail(_ what: String, _ code: Int32) -> LNoteError {
+            abandon()
+            return LNoteError(.io, file: shown, rule: "write", message: "\(what): \(FileIO.errnoText(code))")
+        }
+        _ = fchmod(fd, mode)
+        guard fsync(fd) == 0 else { throw fail("fsync failed", errno) }
+        guard renameat(dfd, tmp, dfd, name) == 0 else { throw fail("rename failed", errno) }
+        finished = true
+        close(fd)
+        _ = fsync(dfd)
+    }
+
+    /// Removes the temporary file; the target is left as it was.
+    public func abandon() {
+        guard !finished else { return }
+        finished = true
+        close(fd)
+        unlinkat(dfd, tmp, 0)
+    }
+}
+
 public enum JournalWriter {
     /// Appends whole encoded frames to a journal (created if missing) with O_APPEND, then fsyncs.
     /// A symbolic link is refused. A crash mid-write leaves a torn tail, which replay ignores.

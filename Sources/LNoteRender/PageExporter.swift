@@ -3,20 +3,38 @@ import LNoteBitmap
 import LNoteCodecs
 import LNoteFormat
 import LNoteRaster
+import LNoteShape
+import LNoteVector
 
 /// The file format of an exported page.
 public enum ExportFormat: String, Sendable, CaseIterable {
     case png, jpeg
+    /// Vector: one PDF file holding every selected page (`PDFDocumentBackend`).
+    case pdf
+    /// Vector: one SVG file per page (`SVGPageBackend`).
+    case svg
 
-    /// The format a file name's extension asks for, if any (`.png`, `.jpg`, `.jpeg`).
+    /// The format a file name's extension asks for, if any (`.png`, `.jpg`, `.jpeg`, `.pdf`, `.svg`).
     public init?(pathExtension path: String) {
         let lower = path.lowercased()
         if lower.hasSuffix(".png") { self = .png }
         else if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") { self = .jpeg }
+        else if lower.hasSuffix(".pdf") { self = .pdf }
+        else if lower.hasSuffix(".svg") { self = .svg }
         else { return nil }
     }
 
-    public var fileExtension: String { self == .png ? "png" : "jpg" }
+    public var fileExtension: String {
+        switch self {
+        case .png: "png"
+        case .jpeg: "jpg"
+        case .pdf: "pdf"
+        case .svg: "svg"
+        }
+    }
+
+    /// PDF and SVG: drawn as outlines at no pixel size (the size options do not apply).
+    public var isVector: Bool { self == .pdf || self == .svg }
 }
 
 /// Where exported pages go.
@@ -171,6 +189,18 @@ public struct PageExporter {
         var result = ExportedPage(number: index + 1)
         do throws(LNoteError) {
             let page = try package.loadPage(at: index)
+            if settings.format == .svg {
+                let svg = SVGPageBackend(package: package)
+                var backend = svg
+                result.diagnostics = try PageRenderer.draw(page, transform: VectorGrid.transform(for: page.entry),
+                                                           layers: settings.render.background.layers, onto: &backend)
+                result.width = (page.entry.width + 5) / 10
+                result.height = (page.entry.height + 5) / 10
+                result.bytes = svg.document.count
+                try writeFile(svg.document, to: destination, pageNumber: index + 1, id: page.entry.id.canonical,
+                              title: package.document.title, settings: settings, result: &result)
+                return result
+            }
             let rendered = try PageRenderer.render(page, of: package, options: settings.render, assets: assets)
             result.diagnostics = rendered.diagnostics
             result.width = rendered.bitmap.width
@@ -178,28 +208,113 @@ public struct PageExporter {
             let encoded = try encode(rendered, pageNumber: index + 1, settings: settings,
                                      title: package.document.title, file: page.contentFile)
             result.bytes = encoded.count
-            switch destination {
-            case .standardOutput:
-                try Self.writeToStandardOutput(encoded)
-            case .file(let path):
-                try AtomicFile.write(encoded, toPath: path, display: path)
-                result.path = path
-            case .directory(let dir):
-                let name = settings.fileNames.name(page: index + 1, id: page.entry.id.canonical,
-                                                   title: package.document.title, format: settings.format)
-                let path = dir + "/" + name
-                try AtomicFile.write(encoded, toPath: path, display: path)
-                result.path = path
-            }
+            try Self.writeFile(encoded, to: destination, pageNumber: index + 1, id: page.entry.id.canonical,
+                               title: package.document.title, settings: settings, result: &result)
         } catch {
             result.error = error
         }
         return result
     }
 
+    /// Writes one page's file to `destination`, recording the path in `result`.
+    private static func writeFile(_ encoded: [UInt8], to destination: ExportDestination, pageNumber: Int, id: String,
+                                  title: String, settings: ExportSettings, result: inout ExportedPage) throws(LNoteError) {
+        switch destination {
+        case .standardOutput:
+            try Self.writeToStandardOutput(encoded)
+        case .file(let path):
+            try AtomicFile.write(encoded, toPath: path, display: path)
+            result.path = path
+        case .directory(let dir):
+            let name = settings.fileNames.name(page: pageNumber, id: id, title: title, format: settings.format)
+            let path = dir + "/" + name
+            try AtomicFile.write(encoded, toPath: path, display: path)
+            result.path = path
+        }
+    }
+
+    /// Exports the pages at `indices` as ONE PDF to `destination` (a file, or standard output),
+    /// page by page: each page is loaded, drawn onto the PDF backend, written and forgotten, so
+    /// memory is one page plus the table of assets already embedded. A page that fails is
+    /// reported and left out; the file is still written when at least one page made it (the
+    /// exit status says a page failed). `progress` is called once per page, in order.
+    /// A file is written atomically: nothing appears at the path unless the PDF is complete.
+    public func exportPDF(pages indices: [Int], to destination: ExportDestination, producer: String = "lnote-render",
+                          progress: (ExportedPage) -> Void = { _ in }) -> (pages: [ExportedPage], bytes: Int, error: LNoteError?) {
+        if let error = refusal(of: destination) { return (indices.map { ExportedPage(number: $0 + 1, error: error) }, 0, error) }
+        let output: ByteOutput
+        let counter: CountingOutput
+        var file: AtomicFileStream? = nil
+        var shown = "standard output"
+        do throws(LNoteError) {
+            switch destination {
+            case .standardOutput:
+                output = StandardOutput()
+            case .file(let path):
+                let f = try AtomicFileStream(path: path)
+                file = f; output = f; shown = path
+            case .directory(let dir):
+                let path = dir + "/" + Self.pdfName(for: package)
+                let f = try AtomicFileStream(path: path)
+                file = f; output = f; shown = path
+            }
+            counter = CountingOutput(output)
+        } catch {
+            return (indices.map { ExportedPage(number: $0 + 1, error: error) }, 0, error)
+        }
+        var results: [ExportedPage] = []
+        do throws(LNoteError) {
+            let doc = package.document
+            let pdf = try PDFDocumentBackend(output: counter, package: package,
+                                             info: PDFInfo(title: doc.title, producer: producer,
+                                                           createdAt: doc.createdAt, modifiedAt: doc.modifiedAt))
+            for index in indices {
+                var result = ExportedPage(number: index + 1)
+                let before = counter.count
+                do throws(LNoteError) {
+                    let page = try package.loadPage(at: index)
+                    var backend = pdf
+                    result.diagnostics = try PageRenderer.draw(page, transform: VectorGrid.transform(for: page.entry),
+                                                               layers: settings.render.background.layers, onto: &backend)
+                    result.width = (page.entry.width + 5) / 10
+                    result.height = (page.entry.height + 5) / 10
+                    result.path = file == nil ? nil : shown
+                } catch {
+                    // A write error ends the file; a page that fails to load is left out.
+                    if error.rule == "write" { throw error }
+                    result.error = error
+                }
+                result.bytes = counter.count - before
+                results.append(result)
+                progress(result)
+            }
+            guard pdf.pageCount > 0 else {
+                file?.abandon()
+                return (results, 0, LNoteError(.invalid, file: shown, rule: "no-pages", message: "no page could be exported; nothing written"))
+            }
+            try pdf.finish()
+            try file?.commit()
+            return (results, counter.count, nil)
+        } catch {
+            file?.abandon()
+            for j in results.count..<indices.count { results.append(ExportedPage(number: indices[j] + 1, error: error)) }
+            return (results, counter.count, error)
+        }
+    }
+
+    /// The PDF's name in an output directory: the package's name with `.pdf`.
+    public static func pdfName(for package: LNotePackage) -> String {
+        var base = String(package.path.split(separator: "/").last ?? "document")
+        if base.lowercased().hasSuffix(".lnote") { base.removeLast(6) }
+        return (base.isEmpty ? "document" : base) + ".pdf"
+    }
+
     /// Encodes a rendered page with the export metadata: resolution, title and page number.
     static func encode(_ rendered: RenderedPage, pageNumber: Int, settings: ExportSettings, title: String,
                        file: String) throws(LNoteError) -> [UInt8] {
+        guard !settings.format.isVector else {
+            throw LNoteError(.invalid, file: file, rule: "encode", message: "\(settings.format.rawValue) is drawn by a vector backend, not encoded from pixels")
+        }
         let ppi = 72 * rendered.scale
         // Flattening onto paper is a step of the pipeline, not of an encoder: only a PNG of a
         // transparent export keeps alpha.
@@ -215,6 +330,8 @@ public struct PageExporter {
             case .jpeg:
                 return try JPEGEncoder.encode(pixels, quality: settings.jpegQuality,
                                               pixelsPerInch: JPEGEncoder.density(pixelsPerInch: ppi))
+            case .pdf, .svg:
+                preconditionFailure("vector formats are refused above")
             }
         } catch {
             throw LNoteError(.invalid, file: file, rule: "encode", message: error.description)

@@ -187,6 +187,7 @@ do {
                       try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns),
                       try storeMigration(dense: args.dense, doc200: args.doc200, work: args.work + "/store", runs: args.runs),
                       try photoPage(work: args.work, runs: args.runs)]
+            parts.append(try vectorExport(dense: dense, doc200: args.doc200, work: args.work + "/vector", runs: args.runs))
             if !args.costly.isEmpty { parts.append(try costlyPages(args.costly)) }
         }
     }

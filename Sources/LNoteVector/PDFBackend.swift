@@ -1,0 +1,229 @@
+import LNoteFormat
+import LNoteShape
+
+/// The PDF backend: every page the renderer draws becomes one page of one PDF file, written as
+/// soon as it ends. `finish()` writes the page tree and trailer.
+///
+/// How spec §6 is expressed (coordinates on `VectorGrid`; one content-stream matrix flips y):
+/// - A stroke is ONE path filled once under the nonzero rule: its pieces' tangent
+///   quadrilaterals plus the discs at its ends and turning joints (`OutlineBuilder`), all turning
+///   the same way, so overlaps are covered once and translucent ink has no darker joints.
+/// - Opacity: a stroke whose pieces share one factor (pen, highlighter, a uniformly thin stroke)
+///   is filled with `ca` = colour alpha × factor. Where the factors differ (pencil pressure,
+///   the thin parts of a tapering stroke), the opacity is a luminosity soft mask: a form in
+///   which the pieces of each factor level are one path filled with that level as grey,
+///   levels in ascending order, so the largest value counts (`StrokePieces.byLevel`), and the
+///   stroke's bounding box is filled through it with `ca` = colour alpha (the mask carries
+///   the coverage too, so it is not anti-aliased twice).
+/// - Highlighter ink uses `/BM /Multiply` in the graphics state of the fill itself, on the page,
+///   never inside a transparency group (an isolated group would multiply with nothing and
+///   show opaque ink).
+/// - Backgrounds are vector: the paper a rectangle, template lines filled 0.6 pt rectangles in
+///   one path, dots circles.
+/// - Images are XObjects written once per file: a JPEG's bytes as they are (`/DCTDecode`), a
+///   PNG's pixels Flate-compressed with its alpha as `/SMask`; frame and rotation are the
+///   `cm` matrix, opacity the `ca` of the graphics state.
+public final class PDFDocumentBackend: PageBackend {
+    private let file: PDFFile
+    private let package: LNotePackage
+    private let info: PDFInfo
+    /// Asset (lower-cased name) → image object, or why it cannot be shown. Only this table
+    /// outlives a page.
+    private var images: [String: Result<Int, LNoteError>] = [:]
+    private let shape = StrokeShape()
+
+    // The page being written.
+    private var page: VectorPage?
+    private var content: [UInt8] = []
+    private var states: [String: String] = [:]   // ExtGState dictionary text → resource name
+    private var stateOrder: [(String, String)] = []
+    private var xobjects: [Int] = []
+    private var pending: [(Int, [UInt8], [UInt8])] = []   // mask forms of this page
+
+    public init(output: ByteOutput, package: LNotePackage, info: PDFInfo) throws(LNoteError) {
+        self.file = try PDFFile(output: output)
+        self.package = package
+        self.info = info
+    }
+
+    /// Pages written so far.
+    public var pageCount: Int { file.pages.count }
+    /// Image objects written so far (one per distinct asset shown).
+    public var imageCount: Int { images.values.filter { if case .success = $0 { true } else { false } }.count }
+
+    public func beginPage(_ entry: PageEntry, transform _: PageTransform, layers: BackgroundLayers) {
+        let p = VectorPage(entry)
+        page = p
+        content = []
+        states = [:]; stateOrder = []; xobjects = []; pending = []
+        // Grid steps → points, y down from the page's top (PDF's y grows up).
+        append("q ")
+        real(VectorGrid.pointsPerStep); append(" 0 0 "); real(-VectorGrid.pointsPerStep); append(" 0 ")
+        real(p.heightPoints); append(" cm\n")
+        if layers.paper {
+            let (r, g, b) = paperRGB(entry.background.color)
+            append("/\(state(alpha: 1, multiply: false)) gs ")
+            color(r, g, b); append(" rg\n")
+            var path = PathText(.pdf)
+            path.rect(0, 0, p.gridWidth, p.gridHeight)
+            content += path.out
+            append("f\n")
+        }
+        if layers.template, let path = p.templatePath(.pdf) {
+            let line = entry.background.lineColor
+            let (r, g, b) = unitRGB(line)
+            append("/\(state(alpha: Double(line.a) / 255, multiply: false)) gs ")
+            color(r, g, b); append(" rg\n")
+            content += path.out
+            append("f\n")
+        }
+    }
+
+    public func drawStroke(_ stroke: Stroke) {
+        guard let p = page else { return }
+        shape.prepare(stroke, transform: p.transform)
+        var sink = StrokePieces(width: p.width, height: p.height)
+        shape.stream(into: &sink)
+        guard !sink.pieces.isEmpty else { return }
+        let ink = Ink(stroke)
+        let alpha = Double(ink.opacity)
+        let multiply = ink.mode == .multiply
+        let (r, g, b) = unitRGB(ink.color)
+        if let f = sink.uniformFactor {
+            append("/\(state(alpha: alpha * Double(f), multiply: multiply)) gs ")
+            color(r, g, b); append(" rg\n")
+            var path = PathText(.pdf)
+            OutlineBuilder.outline(sink.pieces, into: &path)
+            content += path.out
+            append("f\n")
+            return
+        }
+        // The soft mask: each piece filled with its factor, combined by Lighten (max).
+        let box = sink.bounds
+        let x0 = VectorGrid.grid(box.x0) - 1, y0 = VectorGrid.grid(box.y0) - 1
+        let x1 = VectorGrid.grid(box.x1) + 1, y1 = VectorGrid.grid(box.y1) + 1
+        var form: [UInt8] = []
+        for (level, pieces) in sink.byLevel {
+            NumberText.unit(level, into: &form); form += Array(" g\n".utf8)
+            var path = PathText(.pdf)
+            OutlineBuilder.outline(pieces, into: &path)
+            form += path.out
+            form += Array("f\n".utf8)
+        }
+        let formNumber = file.allocate()
+        let dict = Array("/Type/XObject/Subtype/Form/BBox[\(x0) \(y0) \(x1) \(y1)]/Group<</S/Transparency/CS/DeviceGray>>/Filter/FlateDecode".utf8)
+        pending.append((formNumber, dict, Flate.compress(form)))
+        let name = state(alpha: alpha, multiply: multiply, mask: formNumber)
+        append("q /\(name) gs ")
+        color(r, g, b); append(" rg\n")
+        var rect = PathText(.pdf)
+        rect.rect(x0, y0, x1, y1)
+        content += rect.out
+        append("f Q\n")
+    }
+
+    public func drawImage(_ placement: ImagePlacement) throws(LNoteError) {
+        guard let p = page else { return }
+        let opacity = Double(min(max(placement.opacity, 0), 1000)) / 1000
+        guard opacity > 0, !p.imageIsOffPage(placement) else { return }
+        let object = try imageObject(placement.asset)
+        if !xobjects.contains(object) { xobjects.append(object) }
+        append("q /\(state(alpha: opacity, multiply: false)) gs ")
+        for v in p.imageMatrix(placement, yUp: true) { real(v); append(" ") }
+        append("cm /I\(object) Do Q\n")
+    }
+
+    public func endPage() throws(LNoteError) {
+        guard let p = page else { return }
+        append("Q\n")
+        let contentNumber = file.allocate()
+        try file.write(contentNumber, dictionary: Array("/Filter/FlateDecode".utf8), stream: Flate.compress(content))
+        content = []
+        for (n, dict, stream) in pending { try file.write(n, dictionary: dict, stream: stream) }
+        pending = []
+        var resources = Array("/Resources<<".utf8)
+        if !stateOrder.isEmpty {
+            resources += Array("/ExtGState<<".utf8)
+            for (dict, name) in stateOrder { resources += Array("/\(name)<<\(dict)>>".utf8) }
+            resources += Array(">>".utf8)
+        }
+        if !xobjects.isEmpty {
+            resources += Array("/XObject<<".utf8)
+            for n in xobjects { resources += Array("/I\(n) \(n) 0 R".utf8) }
+            resources += Array(">>".utf8)
+        }
+        resources += Array(">>".utf8)
+        var box: [UInt8] = Array("/MediaBox[0 0 ".utf8)
+        NumberText.real(p.widthPoints, into: &box); box.append(0x20)
+        NumberText.real(p.heightPoints, into: &box); box.append(0x5D)
+        let pageNumber = file.allocate()
+        try file.write(pageNumber, dictionary: Array("/Type/Page/Parent 2 0 R".utf8) + box + resources
+                       + Array("/Contents \(contentNumber) 0 R".utf8))
+        file.addPage(pageNumber)
+        page = nil
+    }
+
+    /// Writes the page tree, catalog, information and cross-reference table. Call once, after
+    /// the last page.
+    public func finish() throws(LNoteError) {
+        try file.finish(info: info)
+    }
+
+    // MARK: - Resources
+
+    /// The name of the page's graphics state with fill opacity `alpha`, blend mode and soft mask.
+    private func state(alpha: Double, multiply: Bool, mask: Int? = nil) -> String {
+        var d: [UInt8] = Array("/ca ".utf8)
+        NumberText.unit(alpha, into: &d)
+        d += Array((multiply ? "/BM/Multiply" : "/BM/Normal").utf8)
+        if let mask { d += Array("/SMask<</S/Luminosity/G \(mask) 0 R>>".utf8) }
+        let key = String(decoding: d, as: UTF8.self)
+        if let name = states[key] { return name }
+        let name = "G\(stateOrder.count)"
+        states[key] = name
+        stateOrder.append((key, name))
+        return name
+    }
+
+    /// The image object of `asset`, written the first time it is shown in this file.
+    private func imageObject(_ asset: String) throws(LNoteError) -> Int {
+        let key = asset.lowercased()
+        if let known = images[key] { return try known.get() }
+        do throws(LNoteError) {
+            let image = try EmbeddedImage.load(asset, from: package)
+            let n = file.allocate()
+            switch image {
+            case .jpeg(let bytes, let w, let h, let components, let inverted):
+                let space = components == 1 ? "/DeviceGray" : components == 4 ? "/DeviceCMYK" : "/DeviceRGB"
+                let decode = inverted ? "/Decode[1 0 1 0 1 0 1 0]" : ""
+                try file.write(n, dictionary: Array("/Type/XObject/Subtype/Image/Width \(w)/Height \(h)/ColorSpace\(space)/BitsPerComponent 8\(decode)/Interpolate true/Filter/DCTDecode".utf8),
+                               stream: bytes)
+            case .pixels(let w, let h, let rgb, let alpha, _):
+                var smask = ""
+                if let alpha {
+                    let m = file.allocate()
+                    try file.write(m, dictionary: Array("/Type/XObject/Subtype/Image/Width \(w)/Height \(h)/ColorSpace/DeviceGray/BitsPerComponent 8/Interpolate true/Filter/FlateDecode".utf8),
+                                   stream: Flate.compress(alpha))
+                    smask = "/SMask \(m) 0 R"
+                }
+                try file.write(n, dictionary: Array("/Type/XObject/Subtype/Image/Width \(w)/Height \(h)/ColorSpace/DeviceRGB/BitsPerComponent 8/Interpolate true\(smask)/Filter/FlateDecode".utf8),
+                               stream: Flate.compress(rgb))
+            }
+            images[key] = .success(n)
+            return n
+        } catch {
+            images[key] = .failure(error)
+            throw error
+        }
+    }
+
+    // MARK: - Content text
+
+    @inline(__always) private func append(_ s: String) { content += Array(s.utf8) }
+    private func real(_ v: Double) { NumberText.real(v, into: &content) }
+    private func color(_ r: Double, _ g: Double, _ b: Double) {
+        NumberText.unit(r, into: &content); content.append(0x20)
+        NumberText.unit(g, into: &content); content.append(0x20)
+        NumberText.unit(b, into: &content)
+    }
+}

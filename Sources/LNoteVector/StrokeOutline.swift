@@ -1,0 +1,392 @@
+import Glibc
+import LNoteFormat
+import LNoteShape
+
+/// How a vector file writes numbers and paths. Both writers put coordinates on one integer grid
+/// (`VectorGrid.perPixel` steps per reference pixel) so a content stream holds short integers,
+/// never decimals: "12345" instead of "617.25", which is also what Flate compresses best.
+public enum VectorGrid {
+    /// The reference scale (pixels per point) at which the pixel-scale rules of spec §6 — the
+    /// thin-stroke rule — are applied in a vector file: 2 px/pt, 144 dpi, the PNG export's
+    /// default. A vector page therefore equals the default PNG export when viewed at 144 dpi,
+    /// and at any other size it is the same geometry scaled (a stroke whose radius is below
+    /// 0.25 pt is drawn 0.25 pt wide and fainter, as it is at 144 dpi).
+    public static let referenceScale: Double = 2
+    /// Grid steps per reference pixel: 1/40 pt, half of which (0.0125 pt = 0.025 px at 144 dpi)
+    /// is the largest rounding error of a coordinate.
+    public static let perPixel: Double = 20
+    /// The transform a vector page is drawn with: page units → reference pixels.
+    public static func transform(for entry: PageEntry) -> PageTransform {
+        PageTransform(pageWidth: entry.width, pageHeight: entry.height, scale: referenceScale)
+    }
+
+    /// Points per grid step (the content stream's unit).
+    public static var pointsPerStep: Double { 1 / (referenceScale * perPixel) }
+
+    /// `v` reference pixels on the grid.
+    @inline(__always) static func grid(_ v: Double) -> Int {
+        let g = (v * perPixel).rounded()
+        return Int(max(min(g, 2e15), -2e15))
+    }
+}
+
+/// Appends ASCII numbers to a byte buffer without going through `String`.
+struct NumberText {
+    /// An integer in decimal.
+    @inline(__always) static func int(_ v: Int, into out: inout [UInt8]) {
+        if v == 0 { out.append(0x30); return }
+        var n = v.magnitude
+        if v < 0 { out.append(0x2D) }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var k = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            while n > 0 { d[k] = UInt8(n % 10) + 0x30; n /= 10; k += 1 }
+            while k > 0 { k -= 1; out.append(d[k]) }
+        }
+    }
+
+    /// A value in 0…1 with three decimals ("0", "1", ".5", ".125"): opacities and grey levels.
+    static func unit(_ v: Double, into out: inout [UInt8]) {
+        let m = Int((min(max(v, 0), 1) * 1000).rounded())
+        if m == 0 { out.append(0x30); return }
+        if m == 1000 { out.append(0x31); return }
+        out.append(0x2E)
+        var d = [UInt8(m / 100), UInt8(m / 10 % 10), UInt8(m % 10)]
+        while d.last == 0 { d.removeLast() }
+        for x in d { out.append(x + 0x30) }
+    }
+
+    /// A real number with up to four decimals (matrices of images).
+    static func real(_ v: Double, into out: inout [UInt8]) {
+        let m = Int((v * 10000).rounded())
+        if m < 0 { out.append(0x2D) }
+        let a = m.magnitude
+        int(Int(a / 10000), into: &out)
+        var frac = Int(a % 10000)
+        if frac == 0 { return }
+        out.append(0x2E)
+        var d = [UInt8(frac / 1000), UInt8(frac / 100 % 10), UInt8(frac / 10 % 10), UInt8(frac % 10)]
+        frac = 0
+        while d.last == 0 { d.removeLast() }
+        for x in d { out.append(x + 0x30) }
+    }
+}
+
+/// The path syntax of the target format.
+enum PathSyntax {
+    /// PDF content-stream operators: `x y m`, `x y l`, `… c`, `h`.
+    case pdf
+    /// SVG path data: `Mx y`, `Lx y`, `C…`, `Z`.
+    case svg
+}
+
+/// Writes closed sub-paths (polygons and circles) on the grid in one syntax. All sub-paths a
+/// stroke is made of turn the same way (negative signed area in y-down coordinates), so under
+/// the nonzero rule their union is filled exactly once.
+struct PathText {
+    let syntax: PathSyntax
+    var out: [UInt8] = []
+
+    init(_ syntax: PathSyntax) { self.syntax = syntax }
+
+    @inline(__always) private mutating func point(_ x: Int, _ y: Int) {
+        NumberText.int(x, into: &out); out.append(0x20); NumberText.int(y, into: &out)
+    }
+
+    @inline(__always) mutating func move(_ x: Int, _ y: Int) {
+        if syntax == .svg { out.append(0x4D); point(x, y) } else { point(x, y); out.append(contentsOf: [0x20, 0x6D, 0x0A]) }
+    }
+
+    @inline(__always) mutating func line(_ x: Int, _ y: Int) {
+        if syntax == .svg { out.append(0x4C); point(x, y) } else { point(x, y); out.append(contentsOf: [0x20, 0x6C, 0x0A]) }
+    }
+
+    @inline(__always) mutating func curve(_ x1: Int, _ y1: Int, _ x2: Int, _ y2: Int, _ x3: Int, _ y3: Int) {
+        if syntax == .svg {
+            out.append(0x43); point(x1, y1); out.append(0x20); point(x2, y2); out.append(0x20); point(x3, y3)
+        } else {
+            point(x1, y1); out.append(0x20); point(x2, y2); out.append(0x20); point(x3, y3)
+            out.append(contentsOf: [0x20, 0x63, 0x0A])
+        }
+    }
+
+    @inline(__always) mutating func close() {
+        if syntax == .svg { out.append(0x5A) } else { out.append(contentsOf: [0x68, 0x0A]) }
+    }
+
+    /// An axis-aligned rectangle in grid steps, negative orientation.
+    mutating func rect(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int) {
+        move(x0, y0); line(x0, y1); line(x1, y1); line(x1, y0); close()
+    }
+
+    /// A circle of four cubic Béziers (radial error 0.027 %), negative orientation:
+    /// (r, 0) → (0, −r) → (−r, 0) → (0, r) in y-down coordinates.
+    mutating func circle(cx: Double, cy: Double, r: Double) {
+        let k = 0.5522847498 * r
+        let x = VectorGrid.grid(cx), y = VectorGrid.grid(cy)
+        let R = VectorGrid.grid(cx + r) - x, K = VectorGrid.grid(cx + k) - x
+        let Ry = VectorGrid.grid(cy + r) - y, Ky = VectorGrid.grid(cy + k) - y
+        move(x + R, y)
+        curve(x + R, y - Ky, x + K, y - Ry, x, y - Ry)
+        curve(x - K, y - Ry, x - R, y - Ky, x - R, y)
+        curve(x - R, y + Ky, x - K, y + Ry, x, y + Ry)
+        curve(x + K, y + Ry, x + R, y + Ky, x + R, y)
+        close()
+    }
+}
+
+/// A stroke's pieces, collected so that a writer can decide how to express them: one fill of
+/// constant opacity when every piece has the same factor, or a soft mask otherwise.
+struct StrokePieces: ShapeSink {
+    var pieces: [ShapePiece] = []
+    /// The visible page in reference pixels: pieces wholly outside it are dropped (spec §6:
+    /// drawing is clipped to the page), which also keeps far-off coordinates out of the file.
+    var width: Double, height: Double
+
+    init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
+
+    mutating func piece(_ p: ShapePiece) {
+        guard p.maxX > 0, p.minX < width, p.maxY > 0, p.minY < height else { return }
+        pieces.append(Self.clipped(p, width: width, height: height))
+    }
+
+    /// The part of a piece whose discs can reach the page: its centre line clipped (Liang–Barsky)
+    /// to the page grown by the larger radius plus a pixel. The hull of interpolated discs is the
+    /// piece's hull restricted to that range, so the visible shape is unchanged, but a stroke
+    /// spanning ±2³¹ page units keeps coordinates that every viewer can handle (MuPDF drops
+    /// paths with coordinates past its fixed-point range).
+    static func clipped(_ p: ShapePiece, width: Double, height: Double) -> ShapePiece {
+        let m = max(p.r0, p.r1) + 1
+        let dx = p.x1 - p.x0, dy = p.y1 - p.y0
+        var t0 = 0.0, t1 = 1.0
+        for (q, d) in [(p.x0 + m, -dx), (width + m - p.x0, dx), (p.y0 + m, -dy), (height + m - p.y0, dy)] {
+            if d == 0 { if q < 0 { return p }; continue }
+            let t = q / d
+            if d < 0 { t0 = max(t0, t) } else { t1 = min(t1, t) }
+        }
+        guard t0 > 0 || t1 < 1, t0 < t1 else { return p }
+        let dr = p.r1 - p.r0
+        return ShapePiece(x0: p.x0 + dx * t0, y0: p.y0 + dy * t0, r0: p.r0 + dr * t0,
+                          x1: p.x0 + dx * t1, y1: p.y0 + dy * t1, r1: p.r0 + dr * t1, f: p.f)
+    }
+
+    /// The one factor level all pieces share, or nil when they differ (see `levels`).
+    var uniformFactor: Float? {
+        guard let first = pieces.first else { return nil }
+        let k = (Double(first.f) * Self.levels).rounded()
+        for p in pieces where (Double(p.f) * Self.levels).rounded() != k { return nil }
+        return Float(k / Self.levels)
+    }
+
+    /// Factor levels per unit: a piece's factor is written rounded to 1/128 (half a level of
+    /// an 8-bit channel at most), so that the pieces of a slowly varying pencil stroke fall
+    /// into a few levels, each one path.
+    static let levels: Double = 128
+
+    /// The pieces grouped by factor level, levels ascending, stroke order kept inside a level.
+    ///
+    /// Painted in this order with the Normal blend mode, each level one path filled once, each
+    /// point ends with the largest factor of the pieces covering it — the max of spec §6 —
+    /// while an anti-aliased edge of a larger level over a smaller one mixes the two by its
+    /// coverage, the area average the raster rule asks for. (The Lighten blend mode expresses
+    /// the same max, but poppler does not apply it inside a soft mask: measured 25.0 dB
+    /// against 39.8 dB for this order on the notes sample's pencil page.)
+    var byLevel: [(level: Double, pieces: [ShapePiece])] {
+        var groups: [Int: [ShapePiece]] = [:]
+        for p in pieces { groups[Int((Double(p.f) * Self.levels).rounded()), default: []].append(p) }
+        return groups.keys.sorted().compactMap { k in k > 0 ? (Double(k) / Self.levels, groups[k]!) : nil }
+    }
+
+    /// Bounding box of the pieces in reference pixels, clamped to the page.
+    var bounds: (x0: Double, y0: Double, x1: Double, y1: Double) {
+        var b = (x0: Double.infinity, y0: Double.infinity, x1: -Double.infinity, y1: -Double.infinity)
+        for p in pieces {
+            b.x0 = min(b.x0, p.minX); b.y0 = min(b.y0, p.minY); b.x1 = max(b.x1, p.maxX); b.y1 = max(b.y1, p.maxY)
+        }
+        return (max(b.x0, 0), max(b.y0, 0), min(b.x1, width), min(b.y1, height))
+    }
+}
+
+/// Turns pieces into the path text of the stroke's shape: for each piece the quadrilateral
+/// between the outer tangents of its two discs, plus the discs at the ends of the stroke and
+/// at the joints where the outline turns.
+///
+/// Where a joint turns so little that the circular segment between the tangent points of the
+/// two pieces is at most `jointTolerance` high (its sagitta r·(1 − cos(Δ/2))), the disc
+/// (four curves) is replaced by the convex hull of the four tangent points (four corners):
+/// it lies inside the disc and fills the wedge between the two quadrilaterals up to that
+/// segment. On dense handwriting most joints turn by a fraction of a degree, so this is what
+/// keeps the PDF near the content file's size; the shape changes by at most the tolerance,
+/// like the shape tolerance `StrokeShape` already applies to samples.
+enum OutlineBuilder {
+    /// Largest gap (reference pixels: 0.02 px at 144 dpi, `StrokeShape.shapeTolerance`) left
+    /// open where a joint's disc is replaced by its tangent points' hull.
+    static let jointTolerance: Double = 0.02
+
+    /// Unit normals of the outer tangents of a tapered capsule, or nil when one disc contains
+    /// the other (the piece is then just its larger disc).
+    @inline(__always)
+    static func tangents(_ p: ShapePiece) -> (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double)? {
+        let dx = p.x1 - p.x0, dy = p.y1 - p.y0
+        let d = (dx * dx + dy * dy).squareRoot()
+        guard d > abs(p.r1 - p.r0) + 1e-9 else { return nil }
+        let ux = dx / d, uy = dy / d
+        let c = (p.r0 - p.r1) / d
+        let s = (1 - c * c).squareRoot()
+        // perp = (−uy, ux); left = u·c + perp·s, right = u·c − perp·s.
+        return (ux, uy, ux * c - uy * s, uy * c + ux * s, ux * c + uy * s, uy * c - ux * s)
+    }
+
+    /// Writes the quadrilateral of a piece (negative orientation, as `PathText.circle`).
+    @inline(__always)
+    static func quad(_ p: ShapePiece, _ t: (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double),
+                     into path: inout PathText) {
+        path.move(VectorGrid.grid(p.x0 + p.r0 * t.lx), VectorGrid.grid(p.y0 + p.r0 * t.ly))
+        path.line(VectorGrid.grid(p.x1 + p.r1 * t.lx), VectorGrid.grid(p.y1 + p.r1 * t.ly))
+        path.line(VectorGrid.grid(p.x1 + p.r1 * t.rx), VectorGrid.grid(p.y1 + p.r1 * t.ry))
+        path.line(VectorGrid.grid(p.x0 + p.r0 * t.rx), VectorGrid.grid(p.y0 + p.r0 * t.ry))
+        path.close()
+    }
+
+    /// The convex polygon of four points c + r·n on a joint's circle, in descending angle
+    /// (negative orientation, as the circles and quadrilaterals).
+    static func jointQuad(cx: Double, cy: Double, r: Double, _ normals: [(Double, Double)], into path: inout PathText) {
+        let sorted = normals.sorted { atan2($0.1, $0.0) > atan2($1.1, $1.0) }
+        for (i, n) in sorted.enumerated() {
+            let x = VectorGrid.grid(cx + r * n.0), y = VectorGrid.grid(cy + r * n.1)
+            if i == 0 { path.move(x, y) } else { path.line(x, y) }
+        }
+        path.close()
+    }
+
+    /// A sharp joint's cover: the convex hull of the four tangent points with each side's
+    /// chord replaced by the arc of the joint's circle between them — inside the disc, and
+    /// covering what the disc would add to the two runs (the wedge on the outer side up to the
+    /// circle), with two curves instead of the disc's four. False (nothing written) when a
+    /// side turns by more than 90° or the points do not alternate side by side around the
+    /// circle (a strong taper); the caller then writes the disc.
+    static func jointArcs(cx: Double, cy: Double, r: Double, left: [(Double, Double)], right: [(Double, Double)],
+                          into path: inout PathText) -> Bool {
+        var pts = left.map { (atan2($0.1, $0.0), true) } + right.map { (atan2($0.1, $0.0), false) }
+        pts.sort { $0.0 > $1.0 }   // descending angle: negative orientation
+        // Same-side points must be neighbours: L L R R up to rotation.
+        guard (pts[0].1 == pts[1].1 && pts[2].1 == pts[3].1) || (pts[1].1 == pts[2].1 && pts[3].1 == pts[0].1) else { return false }
+        let firstArc = pts[0].1 == pts[1].1 ? 0 : 1
+        var spans: [Double] = []
+        for i in 0..<4 {
+            var phi = pts[i].0 - pts[(i + 1) % 4].0
+            if phi < 0 { phi += 2 * Double.pi }
+            spans.append(phi)
+        }
+        guard spans[firstArc] <= Double.pi / 2, spans[firstArc + 2] <= Double.pi / 2 else { return false }
+        @inline(__always) func point(_ th: Double, _ k: Double = 0, _ sign: Double = 0) -> (Int, Int) {
+            // c + r(cos, sin) + sign·k·(sin, −cos): the tangent for decreasing angle.
+            (VectorGrid.grid(cx + r * cos(th) + sign * k * sin(th)), VectorGrid.grid(cy + r * sin(th) - sign * k * cos(th)))
+        }
+        let s0 = point(pts[0].0)
+        path.move(s0.0, s0.1)
+        for i in 0..<4 {
+            let a = pts[i].0, b = pts[(i + 1) % 4].0
+            let e = point(b)
+            if i == firstArc || i == firstArc + 2 {
+                let k = 4.0 / 3.0 * tan(spans[i] / 4) * r
+                let c1 = point(a, k, 1), c2 = point(b, k, -1)
+                path.curve(c1.0, c1.1, c2.0, c2.1, e.0, e.1)
+            } else if i < 3 {
+                path.line(e.0, e.1)
+            }
+        }
+        path.close()
+        return true
+    }
+
+    /// The whole stroke as one path (to be filled once, nonzero).
+    ///
+    /// Runs of pieces that meet at gentle joints become one polygon: the left tangent edges
+    /// forward, the right ones back, consecutive edges joined at their intersection (the
+    /// point c + 2r(n₁ + n₂)/|n₁ + n₂|² where both touch the joint's circle). On the outer
+    /// side that corner lies at most r(1/cos(Δ/2) − 1) outside the circle, about the sagitta,
+    /// which must be within `jointTolerance`; on the inner side it is where the two edges
+    /// cross, provided both pieces are longer than 2r·sin Δ (else the run is broken there).
+    /// A run starts and ends with its discs; a joint that turns more breaks the run and gets
+    /// its disc. Every sub-path turns the same way, so overlaps are covered once.
+    static func outline(_ pieces: [ShapePiece], into path: inout PathText) {
+        typealias T = (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double)
+        var left: [(Int, Int)] = [], right: [(Int, Int)] = []
+        @inline(__always) func at(_ x: Double, _ y: Double) -> (Int, Int) { (VectorGrid.grid(x), VectorGrid.grid(y)) }
+        func flush() {
+            guard let first = left.first else { return }
+            path.move(first.0, first.1)
+            for q in left.dropFirst() { path.line(q.0, q.1) }
+            for q in right.reversed() { path.line(q.0, q.1) }
+            path.close()
+            left.removeAll(keepingCapacity: true); right.removeAll(keepingCapacity: true)
+        }
+        func start(_ p: ShapePiece, _ t: T) {
+            left = [at(p.x0 + p.r0 * t.lx, p.y0 + p.r0 * t.ly)]
+            right = [at(p.x0 + p.r0 * t.rx, p.y0 + p.r0 * t.ry)]
+        }
+        func end(_ p: ShapePiece, _ t: T) {
+            left.append(at(p.x1 + p.r1 * t.lx, p.y1 + p.r1 * t.ly))
+            right.append(at(p.x1 + p.r1 * t.rx, p.y1 + p.r1 * t.ry))
+            flush()
+        }
+        func miter(_ cx: Double, _ cy: Double, _ r: Double, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> (Int, Int) {
+            let sx = ax + bx, sy = ay + by
+            let k = 2 * r / (sx * sx + sy * sy)
+            return at(cx + k * sx, cy + k * sy)
+        }
+        var previous: (p: ShapePiece, t: T)? = nil
+        for p in pieces {
+            guard let t = tangents(p) else {
+                // One disc holds the other: the piece is its larger disc.
+                if let prev = previous { end(prev.p, prev.t); path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1) }
+                previous = nil
+                if p.r0 >= p.r1 { path.circle(cx: p.x0, cy: p.y0, r: p.r0) } else { path.circle(cx: p.x1, cy: p.y1, r: p.r1) }
+                continue
+            }
+            guard let prev = previous, prev.p.x1 == p.x0, prev.p.y1 == p.y0, prev.p.r1 == p.r0 else {
+                // A new run (the first piece, or after a gap: pieces dropped off the page or a
+                // zero-factor run): the previous run's end disc, this one's start disc.
+                if let prev = previous { end(prev.p, prev.t); path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1) }
+                path.circle(cx: p.x0, cy: p.y0, r: p.r0)
+                start(p, t)
+                previous = (p, t)
+                continue
+            }
+            let a = prev.t
+            let cosL = min(1, a.lx * t.lx + a.ly * t.ly), cosR = min(1, a.rx * t.rx + a.ry * t.ry)
+            let cosD = min(cosL, cosR)
+            // r(1 − cos(Δ/2)) = r(1 − √((1 + cos Δ)/2))
+            let sag = p.r0 * (1 - ((1 + cosD) / 2).squareRoot())
+            let need = 2 * p.r0 * (max(0, 1 - cosD * cosD)).squareRoot()
+            if sag <= jointTolerance && length(prev.p) >= need && length(p) >= need {
+                left.append(miter(p.x0, p.y0, p.r0, a.lx, a.ly, t.lx, t.ly))
+                right.append(miter(p.x0, p.y0, p.r0, a.rx, a.ry, t.rx, t.ry))
+            } else {
+                end(prev.p, prev.t)
+                if sag <= jointTolerance {
+                    // The four tangent points lie on the joint's circle: their convex hull is
+                    // inside the disc and covers the gap between the two runs up to the
+                    // circular segments beyond its sides, each at most `sag` high.
+                    jointQuad(cx: p.x0, cy: p.y0, r: p.r0, [(a.lx, a.ly), (t.lx, t.ly), (a.rx, a.ry), (t.rx, t.ry)], into: &path)
+                } else if !jointArcs(cx: p.x0, cy: p.y0, r: p.r0, left: [(a.lx, a.ly), (t.lx, t.ly)],
+                                     right: [(a.rx, a.ry), (t.rx, t.ry)], into: &path) {
+                    path.circle(cx: p.x0, cy: p.y0, r: p.r0)
+                }
+                start(p, t)
+            }
+            previous = (p, t)
+        }
+        if let prev = previous { end(prev.p, prev.t); path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1) }
+    }
+
+    @inline(__always) static func length(_ p: ShapePiece) -> Double {
+        let dx = p.x1 - p.x0, dy = p.y1 - p.y0
+        return (dx * dx + dy * dy).squareRoot()
+    }
+}

@@ -1,0 +1,103 @@
+import Glibc
+import LNoteFormat
+import LNoteShape
+
+/// What both vector writers need about the page being written: its size on the reference
+/// grid, the transform strokes are prepared with, and the paths of its template.
+struct VectorPage {
+    let entry: PageEntry
+    /// Page units → reference pixels (`VectorGrid.referenceScale`); its rounded pixel size is
+    /// not used: the page is exactly width/10 × height/10 points.
+    let transform: PageTransform
+    /// The page in reference pixels, unrounded.
+    let width: Double, height: Double
+
+    init(_ entry: PageEntry) {
+        self.entry = entry
+        transform = PageTransform(pageWidth: entry.width, pageHeight: entry.height, scale: VectorGrid.referenceScale)
+        width = transform.length(Double(entry.width))
+        height = transform.length(Double(entry.height))
+    }
+
+    /// The page size in points.
+    var widthPoints: Double { Double(entry.width) / 10 }
+    var heightPoints: Double { Double(entry.height) / 10 }
+    /// The page size in grid steps.
+    var gridWidth: Int { VectorGrid.grid(width) }
+    var gridHeight: Int { VectorGrid.grid(height) }
+
+    /// The template's lines (as 0.6 pt rectangles across the page, all in one path, so a grid's
+    /// crossings are covered once under the nonzero rule) or dots, in `syntax`; nil when the
+    /// page has none. Filled rectangles rather than stroked lines: viewers widen thin stroked
+    /// lines to a pixel, and the spec asks for area coverage.
+    func templatePath(_ syntax: PathSyntax) -> PathText? {
+        let bg = entry.background
+        guard TemplateGeometry.hasMarks(bg) else { return nil }
+        var path = PathText(syntax)
+        let t = transform
+        let hw = t.length(TemplateGeometry.lineWidth / 2)
+        switch bg.template {
+        case .blank:
+            return nil
+        case .ruled, .grid:
+            for k in stride(from: 1, through: TemplateGeometry.lastIndex(spacing: bg.spacing, limit: entry.height), by: 1) {
+                let c = t.y(Double(k * bg.spacing))
+                path.rect(0, VectorGrid.grid(c - hw), gridWidth, VectorGrid.grid(c + hw))
+            }
+            if bg.template == .grid {
+                for k in stride(from: 1, through: TemplateGeometry.lastIndex(spacing: bg.spacing, limit: entry.width), by: 1) {
+                    let c = t.x(Double(k * bg.spacing))
+                    path.rect(VectorGrid.grid(c - hw), 0, VectorGrid.grid(c + hw), gridHeight)
+                }
+            }
+        case .dots:
+            let r = t.length(TemplateGeometry.dotRadius)
+            let kMax = TemplateGeometry.lastIndex(spacing: bg.spacing, limit: entry.width)
+            let mMax = TemplateGeometry.lastIndex(spacing: bg.spacing, limit: entry.height)
+            guard kMax >= 1, mMax >= 1 else { return nil }
+            for m in 1...mMax {
+                for k in 1...kMax {
+                    path.circle(cx: t.x(Double(k * bg.spacing)), cy: t.y(Double(m * bg.spacing)), r: r)
+                }
+            }
+        }
+        return path.out.isEmpty ? nil : path
+    }
+
+    /// The affine map (a, b, c, d, e, f) in grid steps that takes the unit square onto the
+    /// image's frame, rotated clockwise on screen about the frame's centre. `yUp` is the PDF
+    /// image space (row 0 at v = 1); SVG's has row 0 at v = 0.
+    func imageMatrix(_ p: ImagePlacement, yUp: Bool) -> [Double] {
+        let g = VectorGrid.perPixel
+        let fx = transform.x(Double(p.x)) * g, fy = transform.y(Double(p.y)) * g
+        let fw = transform.length(Double(p.width)) * g, fh = transform.length(Double(p.height)) * g
+        let cx = fx + fw / 2, cy = fy + fh / 2
+        let theta = Double(p.rotation) / 1000 * Double.pi / 180
+        let cs = cos(theta), sn = sin(theta)
+        if yUp {
+            return [fw * cs, fw * sn, fh * sn, -fh * cs, cx - (fw * cs + fh * sn) / 2, cy - (fw * sn - fh * cs) / 2]
+        }
+        return [fw * cs, fw * sn, -fh * sn, fh * cs, cx - (fw * cs - fh * sn) / 2, cy - (fw * sn + fh * cs) / 2]
+    }
+
+    /// The image's frame lies wholly off the page (nothing to draw, nothing to embed).
+    func imageIsOffPage(_ p: ImagePlacement) -> Bool {
+        let m = imageMatrix(p, yUp: false)
+        let xs = [m[4], m[4] + m[0], m[4] + m[2], m[4] + m[0] + m[2]]
+        let ys = [m[5], m[5] + m[1], m[5] + m[3], m[5] + m[1] + m[3]]
+        let W = Double(gridWidth), H = Double(gridHeight)
+        return xs.max()! <= 0 || xs.min()! >= W || ys.max()! <= 0 || ys.min()! >= H
+    }
+}
+
+/// sRGB components 0…1 of a colour's channels (alpha not applied).
+@inline(__always) func unitRGB(_ c: Color) -> (Double, Double, Double) {
+    (Double(c.r) / 255, Double(c.g) / 255, Double(c.b) / 255)
+}
+
+/// The page colour composited over white (spec §2), as 0…1 components.
+func paperRGB(_ c: Color) -> (Double, Double, Double) {
+    let a = Double(c.a) / 255
+    let f = { (v: UInt8) in (Double(v) * a + 255 * (1 - a)).rounded() / 255 }
+    return (f(c.r), f(c.g), f(c.b))
+}

@@ -1,0 +1,107 @@
+// Unit tests of the vector writers' parts: numbers, dates, text strings, JPEG frame headers,
+// the orientation of every sub-path a stroke is made of, and the factor levels of a mask.
+
+import Testing
+import Glibc
+@testable import LNoteVector
+import LNoteFormat
+import LNoteShape
+
+@Suite struct VectorWriterTests {
+    @Test func pdfDates() {
+        #expect(PDFInfo.pdfDate("2026-11-20T09:14:03.120Z") == "D:20261120091403Z")
+        #expect(PDFInfo.pdfDate("2026-11-29T10:00:00Z") == "D:20261129100000Z")
+        #expect(PDFInfo.pdfDate("2026-11-29T10:00:00+02:00") == "D:20261129100000+02'00'")
+        #expect(PDFInfo.pdfDate("yesterday") == nil)
+    }
+
+    @Test func textStrings() {
+        #expect(String(decoding: PDFInfo.textString("a (b) \\ c"), as: UTF8.self) == "(a \\(b\\) \\\\ c)")
+        #expect(String(decoding: PDFInfo.textString("é"), as: UTF8.self) == "<FEFF00E9>")
+    }
+
+    @Test func numbers() {
+        var out: [UInt8] = []
+        for v in [0, 7, -12, 123456] { NumberText.int(v, into: &out); out.append(0x20) }
+        for v in [0.0, 1, 0.5, 0.125, 0.0004] { NumberText.unit(v, into: &out); out.append(0x20) }
+        for v in [834.0, 83.45, -0.025, 1e-6] { NumberText.real(v, into: &out); out.append(0x20) }
+        #expect(String(decoding: out, as: UTF8.self) == "0 7 -12 123456 0 1 .5 .125 0 834 83.45 -0.025 0 ")
+    }
+
+    @Test func jpegFrameHeader() {
+        // SOI, APP14 "Adobe", SOF0 with 4 components.
+        let adobe: [UInt8] = [0xFF, 0xD8, 0xFF, 0xEE, 0x00, 0x0E] + Array("Adobe".utf8) + [0, 0, 0, 0, 0, 0, 0]
+        let sof: [UInt8] = [0xFF, 0xC0, 0x00, 0x14, 8, 0, 10, 0, 20, 4] + [UInt8](repeating: 0, count: 12)
+        let frame = EmbeddedImage.jpegFrame(adobe + sof)
+        #expect(frame?.components == 4)
+        #expect(frame?.adobe == true)
+        #expect(EmbeddedImage.jpegFrame([0xFF, 0xD8, 0xFF, 0xDA, 0, 2]) == nil)
+    }
+
+    /// Signed areas of the closed sub-paths in SVG path text (polygon of all points, control
+    /// points included: the sign of a convex curved shape's control polygon is its own).
+    static func signedAreas(_ d: [UInt8]) -> [Double] {
+        let text = String(decoding: d, as: UTF8.self)
+        var areas: [Double] = []
+        for sub in text.split(separator: "M") {
+            let numbers = sub.split(whereSeparator: { "LCZ ".contains($0) }).compactMap { Double($0) }
+            var a = 0.0
+            let n = numbers.count / 2
+            for i in 0..<n {
+                let j = (i + 1) % n
+                a += numbers[2 * i] * numbers[2 * j + 1] - numbers[2 * j] * numbers[2 * i + 1]
+            }
+            areas.append(a / 2)
+        }
+        return areas
+    }
+
+    @Test func everySubPathTurnsTheSameWay() {
+        // A wavy, tapering pen stroke with sharp and gentle turns.
+        var points: [Int32] = []
+        for i in 0..<200 {
+            let t = Double(i) / 199
+            let x = 500 + 4000 * t, y = 3000 + 600 * sin(t * 9) + (i % 37 == 0 ? 300 : 0)
+            points += [Int32(x), Int32(y), Int32(5 + 40 * t), 500, Int32(i)]
+        }
+        let stroke = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0, a: 128), points: points)
+        let entry = PageEntry(id: LNoteID("C0A80101-0000-4000-8000-00000000A001")!, width: 8340, height: 11940)
+        let page = VectorPage(entry)
+        let shape = StrokeShape()
+        shape.prepare(stroke, transform: page.transform)
+        var sink = StrokePieces(width: page.width, height: page.height)
+        shape.stream(into: &sink)
+        #expect(sink.pieces.count > 10)
+        var path = PathText(.svg)
+        OutlineBuilder.outline(sink.pieces, into: &path)
+        let areas = Self.signedAreas(path.out)
+        #expect(!areas.isEmpty)
+        // Gentle joints are chained: far fewer sub-paths than pieces.
+        #expect(areas.count < sink.pieces.count / 2)
+        #expect(areas.allSatisfy { $0 <= 0 }, "a sub-path turning the other way would cut a hole under nonzero")
+        // Far fewer discs than pieces: most joints of a smooth stroke need none.
+        let curves = String(decoding: path.out, as: UTF8.self).filter { $0 == "C" }.count
+        #expect(curves / 4 < sink.pieces.count / 2)
+    }
+
+    @Test func levelsAscendAndCoverEveryPiece() {
+        var sink = StrokePieces(width: 100, height: 100)
+        for (i, f) in [0.9, 0.3, 0.3001, 0.6, 0.9].enumerated() {
+            sink.piece(ShapePiece(x0: Double(10 * i), y0: 10, r0: 2, x1: Double(10 * i + 10), y1: 10, r1: 2, f: Float(f)))
+        }
+        let levels = sink.byLevel
+        #expect(levels.map(\.level) == levels.map(\.level).sorted())
+        #expect(levels.count == 3)
+        #expect(levels.reduce(0) { $0 + $1.pieces.count } == 5)
+        #expect(sink.uniformFactor == nil)
+    }
+
+    @Test func piecesFarOffThePageAreClippedNotDropped() {
+        var sink = StrokePieces(width: 100, height: 100)
+        sink.piece(ShapePiece(x0: -4e9, y0: 50, r0: 3, x1: 4e9, y1: 50, r1: 3, f: 1))
+        sink.piece(ShapePiece(x0: -4e9, y0: 500, r0: 3, x1: 4e9, y1: 500, r1: 3, f: 1))
+        #expect(sink.pieces.count == 1)
+        let p = sink.pieces[0]
+        #expect(p.x0 >= -5 && p.x1 <= 105 && p.y0 == 50)
+    }
+}
