@@ -65,7 +65,7 @@ final class HelpAndDocumentationTests: XCTestCase {
             + "COMP_WORDS=(lnote-render export --format ''); COMP_CWORD=3; _lnote_render; echo \"${COMPREPLY[*]}\"\n"
         let (status, output) = try runShell("/bin/bash", [], input: probe)
         XCTAssertEqual(status, 0, output)
-        XCTAssertEqual(output, "export\npng jpeg\n")
+        XCTAssertEqual(output, "export\npng jpeg pdf svg\n")
     }
 
     func testManPageIsValidRoffAndCoversEveryOption() throws {

@@ -393,7 +393,10 @@ func runTool(_ arguments: [String], addressSpaceMB: Int) throws -> ChildResult {
     while true {
         let r = waitpid(pid, &status, WNOHANG)
         if r == pid || (r < 0 && errno != EINTR) { break }
-        if let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+        // Only once the child is the tool: before its exec, a posix_spawn child shares this
+        // process's memory, and its VmHWM is this (large) test process's.
+        if let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8), comm.hasPrefix("lnote-render"),
+           let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
            let kb = Int(line.split(separator: " ").dropFirst().first ?? "") {
             peak = max(peak, kb * 1024)

@@ -26,28 +26,38 @@ final class SlurmArrayJobTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: dir)
     }
 
+    /// Runs `command` (through /usr/bin/env) with its output in a file, waiting for it alone.
+    /// Not Foundation's Process: a daemon the command starts (munged, slurmctld) inherits what
+    /// Process uses to watch its child, and `waitUntilExit` then waited for the daemon forever;
+    /// `waitpid` on the direct child returns when it exits. Killed after `timeout` seconds.
     @discardableResult
     func run(_ command: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = command
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        // Output to a file, not a pipe: a daemon the command starts (munged, slurmctld) keeps
-        // its inherited descriptors open, and reading a pipe to its end would wait for it forever.
         let log = dir + "/run-\(UUID().uuidString).log"
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        defer { try? handle.close() }
-        p.standardOutput = handle
-        p.standardError = handle
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let killer = DispatchWorkItem { p.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        p.waitUntilExit()
-        killer.cancel()
+        var env = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.map { "\($0.key)=\($0.value)" }
+        let argv = ["/usr/bin/env"] + command
+        var cArgs = argv.map { strdup($0) } + [nil]
+        var cEnv = env.map { strdup($0) } + [nil]
+        defer { for p in cArgs { free(p) }; for p in cEnv { free(p) }; env.removeAll() }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, "/usr/bin/env", &actions, nil, &cArgs, &cEnv)
+        guard rc == 0 else { throw NSError(domain: "posix_spawn", code: Int(rc)) }
+        let deadline = Date().addingTimeInterval(timeout)
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid || (r < 0 && errno != EINTR) { break }
+            if Date() > deadline { kill(pid, SIGKILL) }
+            usleep(20_000)
+        }
         let data = FileManager.default.contents(atPath: log) ?? Data()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        let code = (status & 0x7F) != 0 ? 128 + (status & 0x7F) : (status >> 8) & 0xFF
+        return (code, String(decoding: data, as: UTF8.self))
     }
 
     func testARealArrayJobDoesEveryDocumentOnce() throws {
