@@ -221,7 +221,7 @@ public struct PageExporter {
                                   title: String, settings: ExportSettings, result: inout ExportedPage) throws(LNoteError) {
         switch destination {
         case .standardOutput:
-            try Self.writeToStandardOutput(encoded)
+            try StandardOutput().append(encoded)
         case .file(let path):
             try AtomicFile.write(encoded, toPath: path, display: path)
             result.path = path
@@ -335,18 +335,6 @@ public struct PageExporter {
             }
         } catch {
             throw LNoteError(.invalid, file: file, rule: "encode", message: error.description)
-        }
-    }
-
-    private static func writeToStandardOutput(_ bytes: [UInt8]) throws(LNoteError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw LNoteError(.io, file: "<stdout>", rule: "write", message: "cannot write: \(String(cString: strerror(errno)))")
-            }
-            offset += n
         }
     }
 }
