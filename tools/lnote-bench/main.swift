@@ -1,7 +1,7 @@
 // lnote-bench: release-build benchmarks (run through tools/bench).
 //
 //   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--costly DIR] [--runs N] [--regen-runs N] [--no-raster]
-//   lnote-bench --dense PACKAGE --raster-only [--runs N]
+//   lnote-bench --dense PACKAGE --raster-only [--runs N] [--scale thumb|1x|2x ...]
 //   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR --store-only [--runs N]
 //   lnote-bench --library DIR [--runs N]
 //   lnote-bench --photos-only --work DIR [--runs N]
@@ -38,6 +38,9 @@ struct Arguments {
     var storeOnly = false
     var library = ""
     var photosOnly = false
+    /// The raster scales timed (`--scale S`, repeatable; default all): one scale alone is what a
+    /// profiler wants.
+    var scales: [RasterScale] = []
 
     init(_ args: [String]) throws {
         var i = 0
@@ -64,6 +67,12 @@ struct Arguments {
             case "--store-only": storeOnly = true; raster = false
             case "--library": library = try value()
             case "--photos-only": photosOnly = true
+            case "--scale":
+                let text = try value()
+                guard let scale = RasterScale(rawValue: text) else {
+                    throw BenchError("--scale needs one of \(RasterScale.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'")
+                }
+                scales.append(scale)
             default: throw BenchError("unexpected argument '\(args[i])'")
             }
             i += 1
@@ -87,11 +96,11 @@ func loadAverage() -> [Double] {
 }
 
 /// Stroke raster of the dense page at each scale.
-func denseRaster(_ package: LNotePackage, runs: Int) throws -> [String: Any] {
+func denseRaster(_ package: LNotePackage, runs: Int, scales: [RasterScale]) throws -> [String: Any] {
     let entry = package.document.validPages[0]
     let page = try package.loadPage(entry, from: try package.readPageSource(entry))
     var raster: [String: Any] = [:]
-    for scale in RasterScale.allCases {
+    for scale in scales.isEmpty ? RasterScale.allCases : scales {
         progress("raster \(scale.rawValue)")
         let t = try measureRaster(page, at: scale, runs: runs)
         let size = PageTransform(pageWidth: entry.width, pageHeight: entry.height,
@@ -179,7 +188,7 @@ do {
         parts.append(try photoPage(work: args.work, runs: args.runs))
     } else {
         let dense = try LNotePackage.open(at: URL(fileURLWithPath: args.dense))
-        if args.raster { parts.append(try denseRaster(dense, runs: args.runs)) }   // --raster-only implies it
+        if args.raster { parts.append(try denseRaster(dense, runs: args.runs, scales: args.scales)) }   // --raster-only implies it
         if args.storeOnly {
             parts.append(try storeMigration(dense: args.dense, doc200: args.doc200, work: args.work + "/store", runs: args.runs))
         } else if !args.rasterOnly {
