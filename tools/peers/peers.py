@@ -3,11 +3,11 @@
 
 Usage:
     tools/.venv/bin/python tools/peers/peers.py CONTENT_FILE --page-width 8340 --page-height 11940 \
-        [--runs 7] [--json] [--save-dir DIR]
+        [--runs 7] [--json] [--save-dir DIR] [--all-pen]
 
 For each scale (thumb = 320 px wide, 1x, 2x) every stroke of the page content file
-(lnote-format.md section 4) is filled on a white canvas, anti-aliased, source-over
-with its colour, by
+(lnote-format.md section 4) is filled once, anti-aliased, on a white canvas, with its
+colour, its tool's blending and one opacity (below), by
 
   * Skia    -- the exact shape of section 6: the union of each sample's disc and of the
                outer-tangent quadrilateral of every two consecutive discs, one path per
@@ -21,9 +21,38 @@ too dark (by up to ~0.3 coverage against a supersampled exact union). The Blend2
 outline pinches at sharp turns and cusps, where the averaged normal no longer spans the
 pen's width. Compare their speed, not their pixels, with lnote-render's.
 
-Deliberate simplifications, the same for both libraries: every tool is drawn as a pen
-(no pencil pressure opacity, no highlighter multiply) and the thin-stroke rule of
-section 6 (radius below 0.5 px drawn at 0.5 px with reduced opacity) is not applied.
+Drawn like section 6, the same way for both libraries (plan_looks makes one Look per stroke
+that both draw):
+
+  * highlighter: multiply blending (Skia BlendMode.kMultiply, Blend2D BLCompOp.MULTIPLY),
+    which on an opaque canvas is section 6's dst + (dst*src - dst)*a*c; pen and pencil
+    source-over. Both blend sRGB-encoded 8-bit values, as section 6 does.
+  * thin strokes: every radius below 0.5 px is drawn at 0.5 px.
+  * opacity: colour alpha x the stroke's MEAN section 6 factor, pencil factor
+    (0.25 + 0.75 p/1000, pencil only) x thin factor (rho/0.5 where rho < 0.5 px), averaged
+    over the drawn shape by area (stroke_opacity). Compositing is linear in opacity x
+    coverage, so each stroke lays down as much ink as section 6 asks for, only evenly
+    (measured on the bench pages at thumb and 1x: both peers' total ink within 3 % of
+    lnote-render's; with --all-pen, 36 % too little on the highlighter page, covering the
+    ink under it, and 37 % too much on the pencil page).
+
+Not drawn like section 6 (what one fill per stroke cannot carry, or what was not wanted):
+
+  * opacity is constant along a stroke: a pencil stroke does not lighten where the
+    pressure drops, a tapering thin end does not fade, and where a stroke overlaps itself
+    the mean counts, not the largest factor. Per-segment fills would give each segment its
+    own alpha, but consecutive segments share a disc, so every joint would be composited
+    twice (darker joints, the opposite of "covered once") and the page would cost ~100
+    fills per stroke instead of one. Getting it exact would take a layer per stroke
+    (coverage and factor kept apart, combined as section 6 does, then composited), which
+    would time layer allocation and compositing rather than drawing a stroke.
+  * the canvas is cleared to white, not to the page's paper colour (the same work), and
+    neither template nor images are drawn: lnote-bench's raster figure, too, is the
+    clear and the strokes only.
+  * the pixel-level errors above: Skia's over-dark edges, Blend2D's pinching.
+
+--all-pen draws the old way, for comparison: every tool a pen (source-over, colour alpha),
+radii as they are (no thin-stroke rule).
 
 Paths, paints and canvases are made before the clock starts; the clock covers only the
 raster work (clear + fills + flush). Both libraries run single-threaded: a Skia raster
