@@ -67,7 +67,6 @@ import math
 import statistics
 import time
 from pathlib import Path
-
 from typing import NamedTuple
 
 import blend2d
@@ -148,8 +147,10 @@ def stroke_opacity(rho, drawn, pressure, tool, x, y):
     colour, so every point of the stroke gets the area-weighted mean of (pencil factor x thin
     factor). Compositing onto a page is linear in opacity x coverage, so the stroke lays down
     the same total amount of ink as section 6 asks for, spread evenly along it. For a stroke
-    that is thin all along, this is the mean of rho/0.5; drawn at 0.5 px it then covers the
-    same ink area as the stroke's true width (2 rho x length), which is the point of the rule.
+    that is thin all along, this is the mean of rho/0.5 along its length (caps aside); drawn
+    at 0.5 px it then lays down the ink of its true width (2 rho x length), which is the
+    point of the rule. A plain mean over samples would weigh the slow parts of a stroke
+    (samples come at a fixed rate in time) and, for a partly thin stroke, dim its thick part.
     """
     factor = np.minimum(1.0, rho / THIN_RADIUS_PX)  # radius exactly 0 draws nothing
     if tool == "pencil":
@@ -291,8 +292,8 @@ def blend2d_stroke_path(x, y, r):
 
 def build_blend2d(looks):
     """[(path, colour, comp_op)]: comp_op is None where it is the previous draw's (the first
-    draw's predecessor being the clear's SRC_OVER), so the clock covers no idle state changes
-    and --all-pen times exactly what it always did."""
+    draw's predecessor being the clear's SRC_OVER), so the clock covers no idle state changes,
+    and --all-pen times what it always did plus one `is None` test per fill."""
     draws = []
     current = blend2d.BLCompOp.SRC_OVER
     for look in looks:
