@@ -3,11 +3,11 @@
 
 Usage:
     tools/.venv/bin/python tools/peers/peers.py CONTENT_FILE --page-width 8340 --page-height 11940 \
-        [--runs 7] [--json] [--save-dir DIR]
+        [--runs 7] [--json] [--save-dir DIR] [--all-pen]
 
 For each scale (thumb = 320 px wide, 1x, 2x) every stroke of the page content file
-(lnote-format.md section 4) is filled on a white canvas, anti-aliased, source-over
-with its colour, by
+(lnote-format.md section 4) is filled once, anti-aliased, on a white canvas, with its
+colour, its tool's blending and one opacity (below), by
 
   * Skia    -- the exact shape of section 6: the union of each sample's disc and of the
                outer-tangent quadrilateral of every two consecutive discs, one path per
@@ -21,9 +21,38 @@ too dark (by up to ~0.3 coverage against a supersampled exact union). The Blend2
 outline pinches at sharp turns and cusps, where the averaged normal no longer spans the
 pen's width. Compare their speed, not their pixels, with lnote-render's.
 
-Deliberate simplifications, the same for both libraries: every tool is drawn as a pen
-(no pencil pressure opacity, no highlighter multiply) and the thin-stroke rule of
-section 6 (radius below 0.5 px drawn at 0.5 px with reduced opacity) is not applied.
+Drawn like section 6, the same way for both libraries (plan_looks makes one Look per stroke
+that both draw):
+
+  * highlighter: multiply blending (Skia BlendMode.kMultiply, Blend2D BLCompOp.MULTIPLY),
+    which on an opaque canvas is section 6's dst + (dst*src - dst)*a*c; pen and pencil
+    source-over. Both blend sRGB-encoded 8-bit values, as section 6 does.
+  * thin strokes: every radius below 0.5 px is drawn at 0.5 px.
+  * opacity: colour alpha x the stroke's MEAN section 6 factor, pencil factor
+    (0.25 + 0.75 p/1000, pencil only) x thin factor (rho/0.5 where rho < 0.5 px), averaged
+    over the drawn shape by area (stroke_opacity). Compositing is linear in opacity x
+    coverage, so each stroke lays down as much ink as section 6 asks for, only evenly
+    (measured on the bench pages at thumb and 1x: both peers' total ink within 3 % of
+    lnote-render's; with --all-pen, 36 % too little on the highlighter page, covering the
+    ink under it, and 37 % too much on the pencil page).
+
+Not drawn like section 6 (what one fill per stroke cannot carry, or what was not wanted):
+
+  * opacity is constant along a stroke: a pencil stroke does not lighten where the
+    pressure drops, a tapering thin end does not fade, and where a stroke overlaps itself
+    the mean counts, not the largest factor. Per-segment fills would give each segment its
+    own alpha, but consecutive segments share a disc, so every joint would be composited
+    twice (darker joints, the opposite of "covered once") and the page would cost ~100
+    fills per stroke instead of one. Getting it exact would take a layer per stroke
+    (coverage and factor kept apart, combined as section 6 does, then composited), which
+    would time layer allocation and compositing rather than drawing a stroke.
+  * the canvas is cleared to white, not to the page's paper colour (the same work), and
+    neither template nor images are drawn: lnote-bench's raster figure, too, is the
+    clear and the strokes only.
+  * the pixel-level errors above: Skia's over-dark edges, Blend2D's pinching.
+
+--all-pen draws the old way, for comparison: every tool a pen (source-over, colour alpha),
+radii as they are (no thin-stroke rule).
 
 Paths, paints and canvases are made before the clock starts; the clock covers only the
 raster work (clear + fills + flush). Both libraries run single-threaded: a Skia raster
@@ -38,6 +67,7 @@ import math
 import statistics
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import blend2d
 import numpy as np
@@ -45,6 +75,7 @@ import skia
 from PIL import Image
 
 THUMB_WIDTH_PX = 320
+THIN_RADIUS_PX = 0.5  # section 6: thinner strokes are drawn at this radius, more transparent
 
 
 # ---------------------------------------------------------------- loading
@@ -58,16 +89,24 @@ def parse_color(text):
     return tuple(rgba) if len(rgba) == 4 else (*rgba, 255)
 
 
+class Stroke(NamedTuple):
+    samples: np.ndarray  # (n, 4) floats: x, y, r in 0.1 pt, pressure p in 1/1000
+    rgba: tuple          # 0-255 ints, not premultiplied
+    tool: str            # "pen", "pencil" or "highlighter"
+
+
 def load_strokes(content_file):
-    """Returns [(samples, rgba)]: samples is an (n, 3) float array of x, y, r in 0.1 pt."""
+    """The page's strokes in z-order, as [Stroke]."""
     with open(content_file, "rb") as f:
         content = json.load(f)
     strokes = []
     for element in content["elements"]:
         if element.get("type") != "stroke" or not element["points"]:
             continue  # other elements are not drawn by the peers; an empty stroke draws nothing
-        samples = np.asarray(element["points"], dtype=np.float64).reshape(-1, 5)[:, :3]
-        strokes.append((samples, parse_color(element["color"])))
+        samples = np.asarray(element["points"], dtype=np.float64).reshape(-1, 5)[:, :4]
+        tool = element.get("tool")
+        tool = tool if tool in ("pencil", "highlighter") else "pen"  # section 4: unknown is pen
+        strokes.append(Stroke(samples, parse_color(element["color"]), tool))
     return strokes
 
 
@@ -75,6 +114,63 @@ def canvas_size(page_width, page_height, scale):
     """Section 6: max(1, round(w/10 * s)), halves rounding up."""
     return (max(1, math.floor(page_width / 10 * scale + 0.5)),
             max(1, math.floor(page_height / 10 * scale + 0.5)))
+
+
+# ---------------------------------------------------------------- what each library draws
+
+class Look(NamedTuple):
+    """One stroke as both libraries draw it at one scale: the same for Skia and Blend2D."""
+    x: np.ndarray    # sample centres in pixels
+    y: np.ndarray
+    r: np.ndarray    # radii in pixels, raised to THIN_RADIUS_PX unless --all-pen
+    rgb: tuple       # 0-255 ints
+    alpha: float     # opacity 0..1: colour alpha x the stroke's mean factor (see stroke_opacity)
+    multiply: bool   # highlighter: multiply blending instead of source-over
+
+
+def area_weights(x, y, r):
+    """Each sample's share of the area of the tapered capsule it belongs to: its radius times
+    the lengths of its two segments (half of each segment's area goes to either end, as
+    2 r x length / 2), plus a half disc at the first and at the last sample for the caps."""
+    seg = np.hypot(np.diff(x), np.diff(y))
+    weights = r * (np.concatenate(([0.0], seg)) + np.concatenate((seg, [0.0])))
+    weights[0] += math.pi / 2 * r[0] ** 2
+    weights[-1] += math.pi / 2 * r[-1] ** 2  # a single sample gets both halves: its disc
+    return weights
+
+
+def stroke_opacity(rho, drawn, pressure, tool, x, y):
+    """The stroke's mean opacity factor over the area it is drawn with.
+
+    Section 6 varies opacity inside one stroke: the pencil factor 0.25 + 0.75 p/1000, and the
+    thin-stroke factor rho/0.5 where the radius rho is below 0.5 px. A library fill carries one
+    colour, so every point of the stroke gets the area-weighted mean of (pencil factor x thin
+    factor). Compositing onto a page is linear in opacity x coverage, so the stroke lays down
+    the same total amount of ink as section 6 asks for, spread evenly along it. For a stroke
+    that is thin all along, this is the mean of rho/0.5 along its length (caps aside); drawn
+    at 0.5 px it then lays down the ink of its true width (2 rho x length), which is the
+    point of the rule. A plain mean over samples would weigh the slow parts of a stroke
+    (samples come at a fixed rate in time) and, for a partly thin stroke, dim its thick part.
+    """
+    factor = np.minimum(1.0, rho / THIN_RADIUS_PX)  # radius exactly 0 draws nothing
+    if tool == "pencil":
+        factor = factor * (0.25 + 0.75 * pressure / 1000)
+    weights = area_weights(x, y, drawn)  # drawn >= 0.5 px, so the caps make the sum positive
+    return float(np.dot(weights, factor) / weights.sum())
+
+
+def plan_looks(strokes, scale, all_pen):
+    """[Look] in z-order. all_pen: every stroke a pen at its true radius (the old behaviour)."""
+    looks = []
+    for samples, (red, green, blue, alpha), tool in strokes:
+        x, y, rho = (samples[:, :3] * (scale / 10)).T
+        if all_pen:
+            looks.append(Look(x, y, rho, (red, green, blue), alpha / 255, False))
+            continue
+        drawn = np.maximum(rho, THIN_RADIUS_PX)
+        opacity = alpha / 255 * stroke_opacity(rho, drawn, samples[:, 3], tool, x, y)
+        looks.append(Look(x, y, drawn, (red, green, blue), opacity, tool == "highlighter"))
+    return looks
 
 
 # ---------------------------------------------------------------- Skia: exact shape
@@ -102,8 +198,7 @@ def tangent_quads(x, y, r):
     return np.stack([c1 + r1 * minus, c2 + r2 * minus, c2 + r2 * plus, c1 + r1 * plus], axis=1)
 
 
-def skia_stroke_path(samples, scale):
-    x, y, r = (samples * (scale / 10)).T
+def skia_stroke_path(x, y, r):
     path = skia.Path()  # nonzero (kWinding) is Skia's default fill type
     for cx, cy, cr in zip(x.tolist(), y.tolist(), r.tolist()):
         path.addCircle(cx, cy, cr, skia.PathDirection.kCW)
@@ -116,14 +211,17 @@ def skia_stroke_path(samples, scale):
     return path
 
 
-def build_skia(strokes, scale):
-    paints = {}  # one Paint per distinct colour, shared by the strokes that use it
+def build_skia(looks):
+    paints = {}  # one Paint per distinct colour, opacity and blend, shared by its strokes
     draws = []
-    for samples, rgba in strokes:
-        if rgba not in paints:
-            r, g, b, a = rgba
-            paints[rgba] = skia.Paint(AntiAlias=True, Color=skia.Color(r, g, b, a))
-        draws.append((skia_stroke_path(samples, scale), paints[rgba]))
+    for look in looks:
+        key = (look.rgb, look.alpha, look.multiply)
+        if key not in paints:
+            r, g, b = (c / 255 for c in look.rgb)
+            paints[key] = skia.Paint(AntiAlias=True, Color4f=skia.Color4f(r, g, b, look.alpha),
+                                     BlendMode=skia.BlendMode.kMultiply if look.multiply
+                                     else skia.BlendMode.kSrcOver)
+        draws.append((skia_stroke_path(look.x, look.y, look.r), paints[key]))
     return draws
 
 
@@ -165,8 +263,8 @@ def sample_normals(x, y):
     return normals
 
 
-def blend2d_stroke_path(samples, scale):
-    x, y, r = merge_repeated_points(*(samples * (scale / 10)).T)
+def blend2d_stroke_path(x, y, r):
+    x, y, r = merge_repeated_points(x, y, r)
     path = blend2d.BLPath()
     if len(x) == 1:
         path.add_circle(x[0], y[0], r[0])
@@ -192,11 +290,21 @@ def blend2d_stroke_path(samples, scale):
     return path
 
 
-def build_blend2d(strokes, scale):
-    # The binding's set_fill_style takes (r, g, b, a) floats in 0..1; 0-255 ints are
-    # accepted without complaint and paint wrong colours.
-    return [(blend2d_stroke_path(samples, scale), tuple(c / 255 for c in rgba))
-            for samples, rgba in strokes]
+def build_blend2d(looks):
+    """[(path, colour, comp_op)]: comp_op is None where it is the previous draw's (the first
+    draw's predecessor being the clear's SRC_OVER), so the clock covers no idle state changes,
+    and --all-pen times what it always did plus one `is None` test per fill."""
+    draws = []
+    current = blend2d.BLCompOp.SRC_OVER
+    for look in looks:
+        wanted = blend2d.BLCompOp.MULTIPLY if look.multiply else blend2d.BLCompOp.SRC_OVER
+        # The binding's set_fill_style takes (r, g, b, a) floats in 0..1; 0-255 ints are
+        # accepted without complaint and paint wrong colours.
+        color = (*(c / 255 for c in look.rgb), look.alpha)
+        draws.append((blend2d_stroke_path(look.x, look.y, look.r), color,
+                      wanted if wanted != current else None))
+        current = wanted
+    return draws
 
 
 def make_blend2d_canvas(width, height):
@@ -208,11 +316,14 @@ def make_blend2d_canvas(width, height):
 
 
 def raster_blend2d(context, draws):
+    context.comp_op = blend2d.BLCompOp.SRC_OVER  # the last run may have ended multiplying
     context.set_fill_style((1.0, 1.0, 1.0, 1.0))
     context.fill_all()
-    for path, color in draws:
+    for path, color, comp_op in draws:
+        if comp_op is not None:
+            context.comp_op = comp_op
         context.set_fill_style(color)
-        context.fill_path(path)  # nonzero, anti-aliased, source-over: the context defaults
+        context.fill_path(path)  # nonzero, anti-aliased: the context defaults
     # This binding's flush() takes no flags and it has no end(). Neither is needed for
     # honest timing: a synchronous context rasterizes each fill before it returns
     # (flush measures ~5 us after 2,000 fills), so the clock already covers the work.
@@ -246,23 +357,24 @@ def save_png(pixels, path):
     Image.fromarray(np.ascontiguousarray(pixels[:, :, :3])).save(path)
 
 
-def measure(strokes, page_width, page_height, runs, save_dir):
+def measure(strokes, page_width, page_height, runs, save_dir, all_pen):
     scales = {"thumb": THUMB_WIDTH_PX / (page_width / 10), "1x": 1.0, "2x": 2.0}
     results = {}
     for name, scale in scales.items():
         width, height = canvas_size(page_width, page_height, scale)
+        looks = plan_looks(strokes, scale, all_pen)
 
-        skia_draws = build_skia(strokes, scale)
+        skia_draws = build_skia(looks)
         surface = skia.Surface(width, height)  # raster, N32 premultiplied
         skia_ms = timing_ms(lambda: raster_skia(surface, skia_draws), runs)
 
-        blend_draws = build_blend2d(strokes, scale)
+        blend_draws = build_blend2d(looks)
         image, context = make_blend2d_canvas(width, height)
         blend_ms = timing_ms(lambda: raster_blend2d(context, blend_draws), runs)
 
-        if save_dir is not None and name == "1x":
-            save_png(skia_pixels(surface), save_dir / "skia-1x.png")
-            save_png(blend2d_pixels(image), save_dir / "blend2d-1x.png")
+        if save_dir is not None:
+            save_png(skia_pixels(surface), save_dir / f"skia-{name}.png")
+            save_png(blend2d_pixels(image), save_dir / f"blend2d-{name}.png")
         results[name] = {"width": width, "height": height}
         for library, (median, fastest, slowest) in (("skia", skia_ms), ("blend2d", blend_ms)):
             results[name].update({library: round(median, 2), f"{library}_min": round(fastest, 2),
@@ -270,9 +382,10 @@ def measure(strokes, page_width, page_height, runs, save_dir):
     return results
 
 
-def print_table(results, strokes):
-    samples = sum(len(s) for s, _ in strokes)
-    print(f"{len(strokes)} strokes, {samples} samples; raster only, median ms")
+def print_table(results, strokes, all_pen):
+    samples = sum(len(stroke.samples) for stroke in strokes)
+    drawn = "every tool as a pen (--all-pen)" if all_pen else "tools and thin strokes as section 6"
+    print(f"{len(strokes)} strokes, {samples} samples, {drawn}; raster only, median ms")
     print(f"{'scale':<6} {'size':>11} {'skia exact':>11} {'blend2d approx':>15}")
     for name, r in results.items():
         size = f"{r['width']}x{r['height']}"
@@ -286,7 +399,11 @@ def main():
     parser.add_argument("--page-height", type=int, required=True, help="0.1 pt")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
-    parser.add_argument("--save-dir", type=Path, help="write each library's 1x render here")
+    parser.add_argument("--save-dir", type=Path,
+                        help="write each library's render at each scale here")
+    parser.add_argument("--all-pen", action="store_true",
+                        help="draw every tool as a pen at its true radius, as before "
+                             "(no multiply, no pencil opacity, no thin-stroke rule)")
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -294,8 +411,9 @@ def main():
         args.save_dir.mkdir(parents=True, exist_ok=True)
 
     strokes = load_strokes(args.content_file)
-    results = measure(strokes, args.page_width, args.page_height, args.runs, args.save_dir)
-    print_table(results, strokes)
+    results = measure(strokes, args.page_width, args.page_height, args.runs, args.save_dir,
+                      args.all_pen)
+    print_table(results, strokes, args.all_pen)
     if args.json:
         print(json.dumps(results))
 
