@@ -1,3 +1,4 @@
+import CBlend
 import CUnchecked
 import LNoteBitmap
 import LNoteFormat
@@ -46,38 +47,21 @@ enum Compositor {
         p[3] = round8(s[3] * a + Float(p[3]) * keep)
     }
 
-    /// Multiply of a solid straight colour at opacity `a` onto pixel `p` (premultiplied W3C form:
-    /// where the canvas is transparent the source shows as itself).
-    @inline(__always)
-    static func multiply(_ p: UnsafeMutablePointer<UInt8>, sr: Float, sg: Float, sb: Float, a: Float) {
-        let inv: Float = 1.0 / 255.0
-        let dr = Float(p[0]), dg = Float(p[1]), db = Float(p[2]), da = Float(p[3])
-        let uncovered = (255 - da) * inv   // 0 on an opaque canvas
-        p[0] = round8(dr + (sr * uncovered + sr * dr * inv - dr) * a)
-        p[1] = round8(dg + (sg * uncovered + sg * dg * inv - dg) * a)
-        p[2] = round8(db + (sb * uncovered + sb * db * inv - db) * a)
-        p[3] = round8(da + (255 - da) * a)
-    }
-
     /// Blends `color` (straight sRGB) over `count` pixels starting at `dst`, pixel k with opacity
     /// `gain · coverage[k]` (gain: colour alpha; coverage: area × tool factor, 0…1). Zero opacity
     /// leaves a pixel as is.
+    ///
+    /// The row kernels are C (`CBlend`): the same operations as `sourceOver` above and the
+    /// multiply formula (d + (s·(1 − αd) + s·d/255 − d)·a, the premultiplied W3C form: where the
+    /// canvas is transparent the source shows as itself), vectorized four pixels at a time.
+    /// `CompositorTests` checks the source-over kernel against `sourceOver` bit for bit.
     static func blendRow(dst: UnsafeMutablePointer<UInt8>, coverage: UnsafePointer<Float>, gain: Float, count: Int,
                          color: Color, mode: BlendMode) {
         let sr = Float(color.r), sg = Float(color.g), sb = Float(color.b)
+        let n = Int32(truncatingIfNeeded: count)   // a row: at most CoverageRasterizer.maxWidth
         switch mode {
-        case .sourceOver:
-            for k in 0..<count {
-                let a = coverage[k] * gain
-                if a <= 0 { continue }
-                sourceOver(dst + 4 &* k, sr: sr, sg: sg, sb: sb, a: a)
-            }
-        case .multiply:
-            for k in 0..<count {
-                let a = coverage[k] * gain
-                if a <= 0 { continue }
-                multiply(dst + 4 &* k, sr: sr, sg: sg, sb: sb, a: a)
-            }
+        case .sourceOver: lnote_blend_row_source_over(dst, coverage, n, gain, sr, sg, sb)
+        case .multiply: lnote_blend_row_multiply(dst, coverage, n, gain, sr, sg, sb)
         }
     }
 
