@@ -69,9 +69,11 @@ let package = Package(
                           dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG", "LNoteStore"],
                           path: "tools/lnote-bench", swiftSettings: hotLoopSettings),
 
-        .testTarget(name: "LNoteFormatTests", dependencies: ["LNoteFormat", "CZlib"]),
+        // What several test targets share (a seeded generator): one copy, not one per target.
+        .target(name: "LNoteTestSupport", path: "Tests/Support"),
+        .testTarget(name: "LNoteFormatTests", dependencies: ["LNoteFormat", "CZlib", "LNoteTestSupport"]),
         .testTarget(name: "LNoteShapeTests", dependencies: ["LNoteShape", "LNoteFormat"]),
-        .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteShape", "LNoteFormat", "LNoteBitmap"]),
+        .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteShape", "LNoteFormat", "LNoteBitmap", "LNoteTestSupport"]),
         .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
         .testTarget(name: "LNoteVectorTests", dependencies: ["LNoteVector", "LNoteRender", "LNoteShape", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
         .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteVector", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",

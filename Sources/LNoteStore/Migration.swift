@@ -105,13 +105,7 @@ public enum Migration {
         try db.close()
 
         // Read back through a new connection, as any reader will.
-        let check = try SQLiteDatabase(path: temp, mode: .readWrite)
-        try StoreSchema.check(check)
-        try quickCheck(check)
-        let database = try Census.of(check)
-        try check.close()
-        report.database = database
-        report.mismatches = Census.mismatches(packages: report.packages, database: database)
+        try countDatabase(at: temp, against: &report)
         guard report.mismatches.isEmpty else {
             report.seconds = seconds(since: started)
             return report  // the temporary database is removed; the target is unchanged
@@ -148,6 +142,14 @@ public enum Migration {
             documents.append(try source.read(report: &report) { _ throws(LNoteError) in })
         }
         report.packages = Census(documents: documents)
+        try countDatabase(at: path, against: &report)
+        report.seconds = seconds(since: started)
+        return report
+    }
+
+    /// Opens the database at `path` on its own connection, checks its schema and integrity,
+    /// counts it, and records the counts and their mismatches with `report.packages`.
+    private static func countDatabase(at path: String, against report: inout MigrationReport) throws(LNoteError) {
         let db = try SQLiteDatabase(path: path, mode: .readWrite)
         try StoreSchema.check(db)
         try quickCheck(db)
@@ -155,8 +157,6 @@ public enum Migration {
         try db.close()
         report.database = database
         report.mismatches = Census.mismatches(packages: report.packages, database: database)
-        report.seconds = seconds(since: started)
-        return report
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {

@@ -80,11 +80,7 @@ public final class PDFDocumentBackend: PageBackend {
     }
 
     public func drawStroke(_ stroke: Stroke) {
-        guard let p = page else { return }
-        shape.prepare(stroke, transform: p.transform)
-        var sink = StrokePieces(width: p.width, height: p.height)
-        shape.stream(into: &sink)
-        guard !sink.pieces.isEmpty else { return }
+        guard let p = page, let sink = StrokePieces.visible(stroke, on: p, using: shape) else { return }
         let ink = Ink(stroke)
         let alpha = Double(ink.opacity)
         let multiply = ink.mode == .multiply

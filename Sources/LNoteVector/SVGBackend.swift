@@ -51,11 +51,7 @@ public final class SVGPageBackend: PageBackend {
     }
 
     public func drawStroke(_ stroke: Stroke) {
-        guard let p = page else { return }
-        shape.prepare(stroke, transform: p.transform)
-        var sink = StrokePieces(width: p.width, height: p.height)
-        shape.stream(into: &sink)
-        guard !sink.pieces.isEmpty else { return }
+        guard let p = page, let sink = StrokePieces.visible(stroke, on: p, using: shape) else { return }
         let ink = Ink(stroke)
         let (r, g, b) = unitRGB(ink.color)
         let blend = ink.mode == .multiply ? " style=\"mix-blend-mode:multiply\"" : ""

@@ -149,6 +149,15 @@ struct StrokePieces: ShapeSink {
         self.height = height
     }
 
+    /// The pieces of `stroke` that `page` shows, prepared with the page's transform in `shape`
+    /// (a backend's reusable scratch); nil when none is visible, so nothing is written.
+    static func visible(_ stroke: Stroke, on page: VectorPage, using shape: StrokeShape) -> StrokePieces? {
+        shape.prepare(stroke, transform: page.transform)
+        var pieces = StrokePieces(width: page.width, height: page.height)
+        shape.stream(into: &pieces)
+        return pieces.pieces.isEmpty ? nil : pieces
+    }
+
     mutating func piece(_ p: ShapePiece) {
         guard p.maxX > 0, p.minX < width, p.maxY > 0, p.minY < height else { return }
         pieces.append(Self.clipped(p, width: width, height: height))

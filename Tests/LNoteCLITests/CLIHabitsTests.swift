@@ -187,7 +187,7 @@ final class CLIHabitsTests: XCTestCase {
         XCTAssertTrue(proc.err.contains("error: /proc/lnote-render-test: [output-directory] cannot create the output directory: No such file or directory"), proc.err)
         XCTAssertFalse(proc.err.contains("could not be completed"), proc.err)
         // A file where the directory should be.
-        FileManager.default.createFile(atPath: dir + "/file", contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir + "/file", contents: Data()))
         let file = CLIRun(["export", Repo.sample, "--pages", "1-2", "-o", dir + "/file/sub/"])
         XCTAssertEqual(file.status, ExitStatus.failure)
         XCTAssertTrue(file.err.contains("\(dir)/file exists and is not a directory"), file.err)

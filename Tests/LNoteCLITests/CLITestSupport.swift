@@ -51,6 +51,18 @@ enum Repo {
     }
 }
 
+/// The path of the built product `name` (`lnote-render`, `lnote-gen`), for tests that run it as
+/// a child process. `swift test` builds every product, so under CI a missing binary is a
+/// failure, not a skip.
+func builtProduct(_ name: String) throws -> String {
+    let path = Repo.productsDirectory + "/" + name
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+        if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("\(name) is not built at \(path)") }
+        throw XCTSkip("\(name) is not built at \(path)")
+    }
+    return path
+}
+
 func temporaryDirectory(_ name: String) throws -> String {
     let path = NSTemporaryDirectory() + "lnote-cli-\(getpid())-\(name.filter(\.isLetter))-\(UInt32.random(in: 0...UInt32.max))"
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -11,17 +11,7 @@ final class ProcessTests: XCTestCase {
     override func setUpWithError() throws { dir = try temporaryDirectory(name) }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
-    func binary(_ name: String) throws -> String {
-        let path = Repo.productsDirectory + "/" + name
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            // `swift test` builds every product; under CI a missing binary is a failure, not a skip.
-            if ProcessInfo.processInfo.environment["CI"] == "true" {
-                XCTFail("\(name) is not built at \(path)")
-            }
-            throw XCTSkip("\(name) is not built at \(path)")
-        }
-        return path
-    }
+    func binary(_ name: String) throws -> String { try builtProduct(name) }
 
     @discardableResult
     func runToEnd(_ tool: String, _ args: [String]) throws -> (Int32, String) {
@@ -136,8 +126,8 @@ final class ProcessTests: XCTestCase {
         // be the app's own save in progress): age them past it first.
         // One such file for certain, whether or not a kill landed mid-write.
         let page = try LNotePackage.open(at: URL(fileURLWithPath: journaled[0])).document.validPages[0]
-        FileManager.default.createFile(atPath: journaled[0] + "/pages/.\(page.id.original).content.tmp-0123456789abcdef",
-                                       contents: Data("{".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: journaled[0] + "/pages/.\(page.id.original).content.tmp-0123456789abcdef",
+                                                     contents: Data("{".utf8)))
         for path in journaled { try backdateTemporaryFiles(in: path, by: LNotePackage.sourceTemporaryFileGraceSeconds + 60) }
         for path in journaled {
             let (status, out) = try runToEnd("lnote-render", ["compact", path])

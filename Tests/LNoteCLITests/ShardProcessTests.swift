@@ -10,14 +10,7 @@ final class ShardProcessTests: XCTestCase {
     override func setUpWithError() throws { dir = try temporaryDirectory(name) }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
-    func binary(_ name: String) throws -> String {
-        let path = Repo.productsDirectory + "/" + name
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("\(name) is not built at \(path)") }
-            throw XCTSkip("\(name) is not built at \(path)")
-        }
-        return path
-    }
+    func binary(_ name: String) throws -> String { try builtProduct(name) }
 
     /// Starts `lnote-render` with exactly `environment` (nothing inherited: no stray engine
     /// variable of the machine running the tests), returning its output once it ends.

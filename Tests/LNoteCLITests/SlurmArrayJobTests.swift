@@ -83,7 +83,8 @@ final class SlurmArrayJobTests: XCTestCase {
         // A cluster of this one machine, on ports of its own, all state under `dir`.
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, host.count)
-        let node = String(cString: host).split(separator: ".").first.map(String.init) ?? "localhost"
+        let name = String(decoding: host.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let node = name.split(separator: ".").first.map(String.init) ?? "localhost"
         let port = 20_000 + Int(getpid() % 20_000)
         for sub in ["state", "spool", "log"] { try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
         let conf = dir + "/slurm.conf"

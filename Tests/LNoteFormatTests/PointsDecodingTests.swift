@@ -4,6 +4,7 @@
 
 import XCTest
 @testable import LNoteFormat
+import LNoteTestSupport
 
 final class PointsDecodingTests: XCTestCase {
     enum Outcome: Equatable {
@@ -157,7 +158,7 @@ final class PointsDecodingTests: XCTestCase {
     /// Random arrays of mixed tokens, separators and whitespace, some malformed, against the
     /// reference. Deterministic (fixed seed).
     func testRandomArraysMatchTheReference() {
-        var rng = SplitMix64(seed: 0x5EED_1234)
+        var rng = SeededRNG(seed: 0x5EED_1234)
         let tokens = ["0", "-0", "1", "9", "10", "-7", "42", "100", "999", "1000", "1001", "4096", "65535", "100000",
                       "100001", "1234567", "-1234567", "12345678", "-99999999", "123456789", "2147483647",
                       "-2147483648", "2147483648", "-2147483649", "99999999999999999999", "01", "-01", "00",
@@ -194,7 +195,7 @@ final class PointsDecodingTests: XCTestCase {
 
     /// Many valid values, so that decoding crosses the scratch buffer's growth and block limits.
     func testLongValidStrokes() {
-        var rng = SplitMix64(seed: 42)
+        var rng = SeededRNG(seed: 42)
         for samples in [1, 12, 13, 819, 820, 821, 2000, 5000] {
             var values: [String] = []
             for _ in 0..<samples {
@@ -250,19 +251,6 @@ final class PointsDecodingTests: XCTestCase {
         // Elements compare by their text, not by where it is stored.
         let alone = try XCTUnwrap(try? ContentParser.parseElement(bytes(a)).get())
         XCTAssertEqual(alone, content.elements[0])
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the random test is repeatable.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

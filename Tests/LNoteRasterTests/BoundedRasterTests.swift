@@ -2,6 +2,7 @@ import XCTest
 import LNoteFormat
 import LNoteShape
 @testable import LNoteRaster
+import LNoteTestSupport
 
 /// Bounded memory and work: banded and chunked drawing give the pixels of one pass, and
 /// interior runs give the coverage of the reference.

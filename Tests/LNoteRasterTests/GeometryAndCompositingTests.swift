@@ -3,6 +3,7 @@ import LNoteBitmap
 import LNoteFormat
 import LNoteShape
 @testable import LNoteRaster
+import LNoteTestSupport
 
 /// Exact 8-bit results of the blend formulas.
 final class CompositingTests: XCTestCase {

@@ -2,6 +2,7 @@ import XCTest
 import LNoteBitmap
 import LNoteFormat
 @testable import LNoteRaster
+import LNoteTestSupport
 
 /// Properties that break if anti-aliasing, the union rule, the thin-stroke rule or the pencil
 /// factor break.

@@ -1,6 +1,7 @@
 import XCTest
 import LNoteFormat
 @testable import LNoteRaster
+import LNoteTestSupport
 
 /// The fast rasterizer's per-stroke coverage against the supersampled reference.
 final class StrokeExactnessTests: XCTestCase {

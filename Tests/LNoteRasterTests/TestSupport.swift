@@ -1,21 +1,8 @@
 import Foundation
+
 import LNoteFormat
 @testable import LNoteRaster
-
-/// SplitMix64: a tiny seeded generator so every randomized test is reproducible.
-struct SeededRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func range(_ a: Double, _ b: Double) -> Double { a + (b - a) * unit() }
-}
+import LNoteTestSupport
 
 /// Builds a stroke from (x, y, r, p) samples given in pixels at `scale` (converted to 0.1 pt).
 func strokeFromPixels(_ samples: [(Double, Double, Double, Int)], scale: Double, tool: Tool = .pen,
