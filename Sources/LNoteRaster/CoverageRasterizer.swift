@@ -566,17 +566,6 @@ final class CoverageRasterizer {
     }
 
     /// Varying factors: runs join while they overlap and carry the same byte `value` (0…255).
-    ///
-    /// A slice that overlaps its lane's run with another value flushes only the cells the run
-    /// alone decides, and moves on: the overlap takes the larger value either way. With the
-    /// slice's value larger, the run's cells outside the slice are filled and the slice becomes
-    /// the run (nothing is filled if it spans the run); with it smaller, the run is filled and
-    /// the slice's cells beyond the run become the run (nothing at all if it lies inside). So a
-    /// wide pencil stroke, whose successive slices overlap nearly whole, fills the cells it
-    /// advances by, not its whole width at every capsule. Split runs meet at the same cell
-    /// boundary (one monotone rounding per sub-line), so the cells are those of whole flushes.
-    /// The lane tests and updates stay the vectorized loops; the cases are sorted out in the
-    /// scalar loop over the lanes that conflict.
     @inline(__always)
     private func mergeOrFlush(value v: Float, colLo: inout Int, colHi: inout Int) {
         let K = CoverageRasterizer.K
@@ -591,21 +580,7 @@ final class CoverageRasterizer {
         while conflict != 0 {
             let k = conflict.trailingZeroBitCount
             conflict &= conflict &- 1
-            let value = UInt8(truncatingIfNeeded: lnote_trunc_f32_i32(pv[k]))
-            var a = pl[k], b = pr[k]   // the run's cells to fill
-            if !(l[k] > pr[k] || r[k] < pl[k]) {   // overlapping, another value
-                if v > pv[k] {
-                    if l[k] > pl[k] { if r[k] >= pr[k] { b = l[k] } }   // the run's part left of the slice
-                    else if r[k] < pr[k] { a = r[k] }                   // … right of it
-                    else { b = a }                                      // the slice spans the run
-                } else if l[k] >= pl[k] {
-                    if r[k] <= pr[k] { l[k] = .infinity; r[k] = -.infinity; continue }   // inside: keep the run
-                    l[k] = pr[k]                                        // only its part right of the run
-                } else if r[k] <= pr[k] {
-                    r[k] = pl[k]                                        // only its part left of the run
-                }
-            }
-            if a < b { fillCells(k, a, b, value: value, colLo: &colLo, colHi: &colHi) }
+            fillCells(k, pl[k], pr[k], value: UInt8(truncatingIfNeeded: lnote_trunc_f32_i32(pv[k])), colLo: &colLo, colHi: &colHi)
             pl[k] = .infinity; pr[k] = -.infinity
         }
         for k in 0..<K {
