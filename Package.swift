@@ -44,13 +44,13 @@ let package = Package(
 
         // Float-to-integer conversions without range checks, for the raster's hot loops.
         .target(name: "CUnchecked"),
-        // Row compositing of strokes, in C so that the loops vectorize (Compositor.swift's formulas).
-        .target(name: "CBlend"),
+        // The raster's C kernels: row compositing (Compositor.swift's formulas, vectorized).
+        .target(name: "CRasterKernels"),
 
         .target(name: "LNoteBitmap"),
         .target(name: "LNoteFormat", dependencies: ["CZlib"]),
         .target(name: "LNoteShape", dependencies: ["LNoteFormat"]),
-        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape", "CUnchecked", "CBlend"]),
+        .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape", "CUnchecked", "CRasterKernels"]),
         .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"]),
         // Vector export (PDF, SVG): the page backend that writes outlines instead of pixels.
         .target(name: "LNoteVector", dependencies: ["LNoteFormat", "LNoteShape", "LNoteCodecs", "LNoteBitmap", "CZlib"]),

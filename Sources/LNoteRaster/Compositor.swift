@@ -1,4 +1,4 @@
-import CBlend
+import CRasterKernels
 import CUnchecked
 import LNoteBitmap
 import LNoteFormat
@@ -51,7 +51,7 @@ enum Compositor {
     /// `gain · coverage[k]` (gain: colour alpha; coverage: area × tool factor, 0…1). Zero opacity
     /// leaves a pixel as is.
     ///
-    /// The row kernels are C (`CBlend`): the same operations as `sourceOver` above and the
+    /// The row kernels are C (`CRasterKernels`): the same operations as `sourceOver` above and the
     /// multiply formula (d + (s·(1 − αd) + s·d/255 − d)·a, the premultiplied W3C form: where the
     /// canvas is transparent the source shows as itself), vectorized four pixels at a time.
     /// `CompositorTests` checks the source-over kernel against `sourceOver` bit for bit.

@@ -49,7 +49,7 @@ final class CompositingTests: XCTestCase {
         XCTAssertEqual(pixel(e, 0, 0), [0, 0, 0, 255])
     }
 
-    /// The vectorized row kernels (`CBlend`) against the per-pixel formulas, bit for bit, on
+    /// The vectorized row kernels (`CRasterKernels`) against the per-pixel formulas, bit for bit, on
     /// random premultiplied pixels (transparent, translucent and opaque), colours and
     /// coverages (0, 1 and in between), at row lengths that leave every vector tail.
     func testRowKernelsMatchThePerPixelFormulas() {

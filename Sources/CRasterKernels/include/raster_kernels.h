@@ -1,12 +1,12 @@
-// Row compositing kernels for the raster backend's strokes (lnote-format.md section 6).
+// The raster backend's C kernels: row compositing of strokes (lnote-format.md section 6).
 //
 // The formulas are those of Compositor.swift, operation for operation, so the pixels are the
 // same bit for bit; written in C because Clang vectorizes these loops (four pixels per SSE2
 // vector on baseline x86-64, NEON on arm64) where Swift's per-pixel loop stays scalar: the
 // float → int truncation has no fast generic SIMD form in Swift. No fused multiply-add
 // (contraction is off in row_blend.c), so every target rounds the same way.
-#ifndef LNOTE_ROW_BLEND_H
-#define LNOTE_ROW_BLEND_H
+#ifndef LNOTE_RASTER_KERNELS_H
+#define LNOTE_RASTER_KERNELS_H
 
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-#include "row_blend.h"
+#include "raster_kernels.h"
 
 // Same rounding on every target: no a·b + c fused into one FMA.
 #pragma clang fp contract(off)
