@@ -10,9 +10,9 @@ import LNoteShape
 /// Each asset is read and decoded once per decode size and shared by every placement and page
 /// that shows it, across threads: one cache serves all of an export's or a regeneration's
 /// workers. A second worker asking for an image being decoded waits for it instead of decoding
-/// it again. JPEGs are decoded at the smallest DCT scale that keeps `jpegHeadroom` texels per
-/// frame pixel (a 4000 px photo in a 268 px frame: 1/2), and the drawing's area average does
-/// the rest.
+/// it again. JPEGs are decoded at the smallest DCT scale that keeps `jpegHeadroom` samples of their
+/// coarsest component per frame pixel (a 4000 px 4:2:0 photo: whole in frames from 32 px
+/// wide), and the drawing's area average does the rest.
 ///
 /// Memory: the images held are counted (`bytesHeld`, 4 bytes per texel) and kept within
 /// `budgetBytes`, least recently used dropped first; an image larger than the whole budget is
@@ -36,7 +36,8 @@ public final class AssetCache: @unchecked Sendable {
     private var textures: [String: Entry] = [:]
     private var decoding: Set<String> = []
     private var failures: [String: LNoteError] = [:]
-    private var infos: [String: ImageInfo] = [:]
+    /// Per asset: its header, and for a JPEG its coarsest component's sample size (`ImageDecoder.jpegChromaScale`).
+    private var infos: [String: (info: ImageInfo, chroma: (x: Int, y: Int))] = [:]
     private var clock = 0
     private var held = 0
     private var decodes = 0
@@ -67,27 +68,27 @@ public final class AssetCache: @unchecked Sendable {
         let file = "assets/\(placement.asset)"
         // The header alone decides the decode size, so a cached image needs no file read.
         var data: [UInt8]? = nil
-        let info: ImageInfo
+        let info: ImageInfo, chroma: (x: Int, y: Int)
         condition.lock()
         if let failure = failures[nameKey] { condition.unlock(); throw failure }
         if let known = infos[nameKey] {
             condition.unlock()
-            info = known
+            (info, chroma) = known
         } else {
             condition.unlock()
             do throws(LNoteError) {
                 let bytes = try package.readAsset(placement.asset)
-                info = try Self.probe(bytes, file: file)
+                (info, chroma) = try Self.probe(bytes, file: file)
                 data = bytes
             } catch {
                 record(failure: error, for: nameKey)
                 throw error
             }
-            condition.lock(); infos[nameKey] = info; condition.unlock()
+            condition.lock(); infos[nameKey] = (info, chroma); condition.unlock()
         }
         let denominator = info.format == .jpeg
             ? ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height, target: target,
-                                                headroom: jpegHeadroom) : 1
+                                                headroom: jpegHeadroom, chromaScale: chroma) : 1
         let key = nameKey + "@\(denominator)"
 
         condition.lock()
@@ -132,7 +133,7 @@ public final class AssetCache: @unchecked Sendable {
             }
             let bytes: [UInt8]
             if let data { bytes = data } else { bytes = try package.readAsset(placement.asset) }
-            let bitmap = try Self.decode(bytes, target: target, headroom: jpegHeadroom, file: file)
+            let bitmap = try Self.decode(bytes, jpegScaleDenominator: denominator, file: file)
             // A JPEG decoded at 1/d fills W/d of its ceil(W/d) texels (see ImageTexture.spanX).
             texture = ImageTexture(bitmap, span: (Double(info.width) / Double(denominator), Double(info.height) / Double(denominator)))
         } catch {
@@ -181,21 +182,21 @@ public final class AssetCache: @unchecked Sendable {
         let file = "assets/\(name)"
         let bytes = try package.readAsset(name)
         _ = try probe(bytes, file: file)
-        _ = try decode(bytes, target: (width: 1, height: 1), file: file)
+        _ = try decode(bytes, jpegScaleDenominator: 8, file: file)
     }
 
-    private static func probe(_ data: [UInt8], file: String) throws(LNoteError) -> ImageInfo {
+    private static func probe(_ data: [UInt8], file: String) throws(LNoteError) -> (ImageInfo, (x: Int, y: Int)) {
         do {
-            return try ImageDecoder.probe(data)
+            let info = try ImageDecoder.probe(data)
+            return (info, info.format == .jpeg ? try ImageDecoder.jpegChromaScale(data) : (1, 1))
         } catch {
             throw LNoteError(.invalid, file: file, rule: "image", message: error.description)
         }
     }
 
-    private static func decode(_ data: [UInt8], target: (width: Int, height: Int), headroom: Int = 1,
-                               file: String) throws(LNoteError) -> Bitmap {
+    private static func decode(_ data: [UInt8], jpegScaleDenominator d: Int, file: String) throws(LNoteError) -> Bitmap {
         do {
-            return try ImageDecoder.decode(data, maxPixels: maxAssetPixels, targetSize: target, headroom: headroom)
+            return try ImageDecoder.decode(data, maxPixels: maxAssetPixels, jpegScaleDenominator: d)
         } catch {
             throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, rule: "image", message: error.description)
         }

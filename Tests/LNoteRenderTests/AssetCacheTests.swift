@@ -41,10 +41,12 @@ final class AssetCacheTests: XCTestCase {
             _ = try? cache.image(ImagePlacement(asset: png, x: 0, y: 0, width: 1000, height: 700), in: p, scale: 1)
         }
         XCTAssertEqual(cache.decodeCount, 2)
-        // A 4:1 shrink with headroom 4 keeps the JPEG whole; 50:1 decodes it at 1/8.
+        // A 6.7:1 shrink keeps the (4:2:0) JPEG whole, and so does 50:1 (16 × 12 px); a 1 × 1 px
+        // frame still has 50 × 37 chroma samples at 1/8 (ImageDecoder.jpegHeadroom = 32).
         let whole = try cache.image(big, in: p, scale: 0.3)
         XCTAssertEqual(whole.width, 800)
-        let small = try cache.image(ImagePlacement(asset: jpg, x: 0, y: 0, width: 160, height: 120), in: p, scale: 1)
+        XCTAssertEqual(try cache.image(ImagePlacement(asset: jpg, x: 0, y: 0, width: 160, height: 120), in: p, scale: 1).width, 800)
+        let small = try cache.image(ImagePlacement(asset: jpg, x: 0, y: 0, width: 10, height: 10), in: p, scale: 1)
         XCTAssertEqual(small.width, 100, "derived from the whole decode by 8×8 block means")
         XCTAssertEqual(small.spanX, 100, accuracy: 1e-9)
         XCTAssertEqual(cache.decodeCount, 2, "the coarser one came from the finer decode held")
