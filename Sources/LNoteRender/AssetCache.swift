@@ -123,7 +123,8 @@ public final class AssetCache: @unchecked Sendable {
         let texture: ImageTexture
         do throws(LNoteError) {
             if let finer {
-                texture = finer.texture.boxReduced(by: finer.factor)
+                let f = finer.factor, w = finer.texture.width, h = finer.texture.height
+                texture = finer.texture.boxReduced(by: f, resampleBudget: Self.resampleBudget(texels: ((w + f - 1) / f) * ((h + f - 1) / f)))
                 condition.lock()
                 decoding.remove(key)
                 remember(texture, key: key)
@@ -135,7 +136,8 @@ public final class AssetCache: @unchecked Sendable {
             if let data { bytes = data } else { bytes = try package.readAsset(placement.asset) }
             let bitmap = try Self.decode(bytes, jpegScaleDenominator: denominator, file: file)
             // A JPEG decoded at 1/d fills W/d of its ceil(W/d) texels (see ImageTexture.spanX).
-            texture = ImageTexture(bitmap, span: (Double(info.width) / Double(denominator), Double(info.height) / Double(denominator)))
+            texture = ImageTexture(bitmap, span: (Double(info.width) / Double(denominator), Double(info.height) / Double(denominator)),
+                                   resampleBudget: Self.resampleBudget(texels: bitmap.width * bitmap.height))
         } catch {
             condition.lock()
             decoding.remove(key)
@@ -200,6 +202,13 @@ public final class AssetCache: @unchecked Sendable {
         } catch {
             throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, rule: "image", message: error.description)
         }
+    }
+
+    /// Bytes of resampled frames kept with a decoded image (`ResampleStore`, counted with it):
+    /// half its own size, from 256 KiB to 16 MiB (a 12-MP photo's frames at 1x and in a
+    /// thumbnail together take about 8 MiB).
+    static func resampleBudget(texels: Int) -> Int {
+        min(16 << 20, max(256 << 10, texels * 2))
     }
 
     /// A length in pixels as whole pixels, at least 1, clamped to a sane range.
