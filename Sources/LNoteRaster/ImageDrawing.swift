@@ -126,6 +126,43 @@ extension Canvas {
         columns.withSpans { colSpans, colWeights in
             rows.withSpans { rowSpans, rowWeights in
                 let (xWeights, yWeights) = xAlongImageX ? (colWeights, rowWeights) : (rowWeights, colWeights)
+                @inline(__always) func line(_ row: UnsafePointer<UInt8>, _ xs: AxisWeights.Span) -> SIMD4<Float> {
+                    if xs.count >= 3 {
+                        // Partial texels at both ends; those between share one weight
+                        // (AxisWeights: the same length over the same total).
+                        let last = xs.first + xs.count - 1
+                        return xWeights[xs.offset] * texels.texel(row, xs.first)
+                            + xWeights[xs.offset + 1] * texels.sum(row, xs.first + 1, last)
+                            + xWeights[xs.offset + xs.count - 1] * texels.texel(row, last)
+                    }
+                    var sum = SIMD4<Float>()
+                    for a in 0..<xs.count { sum += xWeights[xs.offset + a] * texels.texel(row, xs.first + a) }
+                    return sum
+                }
+                if xAlongImageX {
+                    // A pixel row at a time, each of its texel rows swept once from end to end
+                    // for all its pixels (the same sums in the same order as pixel by pixel).
+                    let n = box.i1 - box.i0 + 1
+                    withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: n) { sums in
+                        for j in box.j0...box.j1 {
+                            let rs = rowSpans[j - box.j0]
+                            if rs.coverage <= 0 { continue }
+                            for a in 0..<n { sums[a] = SIMD4() }
+                            for b in 0..<rs.count {
+                                let row = texels.row(rs.first + b), wy = yWeights[rs.offset + b]
+                                for a in 0..<n {
+                                    let cs = colSpans[a]
+                                    if cs.coverage <= 0 { continue }
+                                    sums[a] += wy * line(row, cs)
+                                }
+                            }
+                            for a in 0..<n where colSpans[a].coverage > 0 {
+                                sink.put(box.i0 + a, j, sums[a] * Float(colSpans[a].coverage * rs.coverage))
+                            }
+                        }
+                    }
+                    return
+                }
                 for j in box.j0...box.j1 {
                     let rs = rowSpans[j - box.j0]
                     if rs.coverage <= 0 { continue }
@@ -135,20 +172,7 @@ extension Canvas {
                         let (xs, ys) = xAlongImageX ? (cs, rs) : (rs, cs)
                         var acc = SIMD4<Float>()
                         for b in 0..<ys.count {
-                            let row = texels.row(ys.first + b)
-                            var line: SIMD4<Float>
-                            if xs.count >= 3 {
-                                // Partial texels at both ends; those between share one weight
-                                // (AxisWeights: the same length over the same total).
-                                let last = xs.first + xs.count - 1
-                                line = xWeights[xs.offset] * texels.texel(row, xs.first)
-                                    + xWeights[xs.offset + 1] * texels.sum(row, xs.first + 1, last)
-                                    + xWeights[xs.offset + xs.count - 1] * texels.texel(row, last)
-                            } else {
-                                line = SIMD4<Float>()
-                                for a in 0..<xs.count { line += xWeights[xs.offset + a] * texels.texel(row, xs.first + a) }
-                            }
-                            acc += yWeights[ys.offset + b] * line
+                            acc += yWeights[ys.offset + b] * line(texels.row(ys.first + b), xs)
                         }
                         sink.put(i, j, acc * Float(cs.coverage * rs.coverage))
                     }

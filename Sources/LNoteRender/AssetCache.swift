@@ -47,10 +47,15 @@ public final class AssetCache: @unchecked Sendable {
     /// Decodes done so far (one per asset and decode size while it stays cached).
     public var decodeCount: Int { condition.lock(); defer { condition.unlock() }; return decodes }
 
+    /// Whether each decoded image keeps its resampled frames (`ResampleStore`) for the next draw.
+    public let keepsResampledFrames: Bool
+
     /// `jpegHeadroom`: `Int.max` decodes every JPEG whole (what the exactness tests compare with).
-    public init(budgetBytes: Int = 512 << 20, jpegHeadroom: Int = ImageDecoder.jpegHeadroom) {
+    /// `keepsResampledFrames: false` resamples every draw again (the bench's draw-only figure).
+    public init(budgetBytes: Int = 512 << 20, jpegHeadroom: Int = ImageDecoder.jpegHeadroom, keepsResampledFrames: Bool = true) {
         self.budgetBytes = budgetBytes
         self.jpegHeadroom = max(1, jpegHeadroom)
+        self.keepsResampledFrames = keepsResampledFrames
     }
 
     /// `image(_:in:transform:)` at `scale` pixels per point (only the frame's size matters).
@@ -124,7 +129,7 @@ public final class AssetCache: @unchecked Sendable {
         do throws(LNoteError) {
             if let finer {
                 let f = finer.factor, w = finer.texture.width, h = finer.texture.height
-                texture = finer.texture.boxReduced(by: f, resampleBudget: Self.resampleBudget(texels: ((w + f - 1) / f) * ((h + f - 1) / f)))
+                texture = finer.texture.boxReduced(by: f, resampleBudget: resampleBudget(texels: ((w + f - 1) / f) * ((h + f - 1) / f)))
                 condition.lock()
                 decoding.remove(key)
                 remember(texture, key: key)
@@ -137,7 +142,7 @@ public final class AssetCache: @unchecked Sendable {
             let bitmap = try Self.decode(bytes, jpegScaleDenominator: denominator, file: file)
             // A JPEG decoded at 1/d fills W/d of its ceil(W/d) texels (see ImageTexture.spanX).
             texture = ImageTexture(bitmap, span: (Double(info.width) / Double(denominator), Double(info.height) / Double(denominator)),
-                                   resampleBudget: Self.resampleBudget(texels: bitmap.width * bitmap.height))
+                                   resampleBudget: resampleBudget(texels: bitmap.width * bitmap.height))
         } catch {
             condition.lock()
             decoding.remove(key)
@@ -207,8 +212,8 @@ public final class AssetCache: @unchecked Sendable {
     /// Bytes of resampled frames kept with a decoded image (`ResampleStore`, counted with it):
     /// half its own size, from 256 KiB to 16 MiB (a 12-MP photo's frames at 1x and in a
     /// thumbnail together take about 8 MiB).
-    static func resampleBudget(texels: Int) -> Int {
-        min(16 << 20, max(256 << 10, texels * 2))
+    func resampleBudget(texels: Int) -> Int {
+        keepsResampledFrames ? min(16 << 20, max(256 << 10, texels * 2)) : 0
     }
 
     /// A length in pixels as whole pixels, at least 1, clamped to a sane range.
