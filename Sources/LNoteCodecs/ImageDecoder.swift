@@ -74,8 +74,8 @@ public enum ImageDecoder {
 
     /// Samples of a JPEG's coarsest component kept per frame pixel by a DCT-scaled decode for
     /// drawing (`jpegScaleDenominator` with the file's `jpegChromaScale`): a 12-MP 4:2:0 photo
-    /// is decoded whole in frames from 32 px wide, at 1/2 only below that; a greyscale one
-    /// whole from 63 px.
+    /// is decoded whole in frames from 32 px wide, and scaled only in smaller ones (1/2 up to
+    /// 31 px, 1/4 up to 15, 1/8 up to 7); a greyscale one is decoded whole from 63 px.
     ///
     /// Why so much, and why counted in chroma samples. A DCT-scaled texel is a low-pass of its
     /// 8×8 block (at 1/8 exactly the block mean), so where a pixel's edge cuts a block the area
