@@ -804,6 +804,21 @@ struct EdgeIntegrator {
             if Double(cell + 1) >= hi || hi - lo < 1e-12 {
                 // Within one texel column: F is linear along the piece, take its midpoint.
                 total += f(row, (lo + hi) / 2) * Float(height)
+            } else if lo >= row.first && hi <= row.last {
+                // Across whole texel columns, nothing clamped: the partial columns at both ends
+                // at their midpoints, and each whole column c in between at its midpoint, where
+                // F is the mean of P(c) and P(c + 1); all with the same height per unit of x.
+                let perX = height / (hi - lo)
+                let c1 = floorInt(hi)
+                var piece = f(row, (lo + Double(cell + 1)) / 2) * Float((Double(cell + 1) - lo) * perX)
+                if hi > Double(c1) { piece += f(row, (Double(c1) + hi) / 2) * Float((hi - Double(c1)) * perX) }
+                if c1 > cell + 1 {
+                    var inner = (value(row.base[cell + 1]) + value(row.base[c1])) * 0.5
+                    var c = cell + 2
+                    while c < c1 { inner += value(row.base[c]); c += 1 }
+                    piece += inner * Float(perX)
+                }
+                total += piece
             } else {
                 // Split where it crosses texel columns (and the image's right edge): F is
                 // linear in each piece; each piece's share of the height is its share of x.
