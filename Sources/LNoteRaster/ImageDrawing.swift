@@ -460,10 +460,12 @@ public struct ImageTexture: Sendable {
 
     /// `span`: the texels the image fills (default: all of them), each at most the bitmap's size.
     /// `resampleBudget`: bytes of resampled frames kept with it (`ResampleStore`; 0: none).
-    public init(_ bitmap: Bitmap, span: (x: Double, y: Double)? = nil, resampleBudget: Int = 0) {
+    /// `knownOpaque`: the caller knows every alpha is 255 (a JPEG decode), so the bitmap is not
+    /// scanned for it (48 MB for a 12-MP photo).
+    public init(_ bitmap: Bitmap, span: (x: Double, y: Double)? = nil, resampleBudget: Int = 0, knownOpaque: Bool = false) {
         self.bitmap = bitmap
         resamples = resampleBudget > 0 ? ResampleStore(budgetBytes: resampleBudget) : nil
-        isOpaque = bitmap.isOpaque
+        isOpaque = knownOpaque || bitmap.isOpaque
         let sx = span?.x ?? Double(bitmap.width), sy = span?.y ?? Double(bitmap.height)
         spanX = sx > 0 && sx <= Double(bitmap.width) ? sx : Double(bitmap.width)
         spanY = sy > 0 && sy <= Double(bitmap.height) ? sy : Double(bitmap.height)

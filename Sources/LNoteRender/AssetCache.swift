@@ -142,7 +142,9 @@ public final class AssetCache: @unchecked Sendable {
             let bitmap = try Self.decode(bytes, jpegScaleDenominator: denominator, file: file)
             // A JPEG decoded at 1/d fills W/d of its ceil(W/d) texels (see ImageTexture.spanX).
             texture = ImageTexture(bitmap, span: (Double(info.width) / Double(denominator), Double(info.height) / Double(denominator)),
-                                   resampleBudget: resampleBudget(texels: bitmap.width * bitmap.height))
+                                   resampleBudget: resampleBudget(texels: bitmap.width * bitmap.height),
+                                   // libjpeg writes alpha 255, and so does the shim's CMYK conversion.
+                                   knownOpaque: info.format == .jpeg)
         } catch {
             condition.lock()
             decoding.remove(key)
