@@ -1,8 +1,8 @@
 import Glibc
 import LNoteBitmap
-import Synchronization
 import LNoteFormat
 import LNoteShape
+import Synchronization
 
 /// Placed images (lnote-format.md sections 4 and 6): scaled to fill their frame, rotated about
 /// the frame's centre (clockwise on screen: +x turns toward +y), drawn source-over with their
