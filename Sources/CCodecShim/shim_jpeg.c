@@ -229,6 +229,13 @@ int lnc_jpeg_read_header(const uint8_t *data, size_t size, int scale_denom, lnc_
     info->output_height = cinfo.output_height;
     info->components = cinfo.num_components;
     info->color_space = (int)cinfo.jpeg_color_space;
+    int min_h = cinfo.max_h_samp_factor, min_v = cinfo.max_v_samp_factor;
+    for (int ci = 0; ci < cinfo.num_components; ci++) {
+        if (cinfo.comp_info[ci].h_samp_factor < min_h) min_h = cinfo.comp_info[ci].h_samp_factor;
+        if (cinfo.comp_info[ci].v_samp_factor < min_v) min_v = cinfo.comp_info[ci].v_samp_factor;
+    }
+    info->chroma_scale_x = min_h > 0 ? cinfo.max_h_samp_factor / min_h : 1;
+    info->chroma_scale_y = min_v > 0 ? cinfo.max_v_samp_factor / min_v : 1;
     jpeg_destroy_decompress(&cinfo);
     return LNC_OK;
 }

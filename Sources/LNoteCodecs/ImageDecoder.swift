@@ -44,38 +44,77 @@ public enum ImageDecoder {
     /// tiny file claiming 100000×100000 costs nothing. For a JPEG that will be drawn at
     /// `targetSize` or smaller, libjpeg's DCT scaling decodes at 1/2, 1/4 or 1/8 — the smallest
     /// size still at least `headroom` × `targetSize` in both dimensions. PNG has no such
-    /// shortcut and is always decoded whole.
-    ///
-    /// Why headroom: a DCT-scaled texel is (about) the mean of a d×d block, and an area average
-    /// of such block means is not the area average of the image where a pixel's edge cuts a
-    /// block. The error shrinks with the number of blocks per pixel; `jpegHeadroom` is the
-    /// measured choice (libvips keeps a factor of two, `vips_thumbnail_find_jpegshrink`).
-    /// Measured against the area average of the full decode on 1-px lines and dashes (see
-    /// ImageAreaAverageTests): headroom 2 is off by up to 29 levels at 8:1, 4 by up to 20 at
-    /// 13:1, 8 by up to 12 (4:2:0 chroma at 100:1); on this machine decoding a 12-MP photo at
-    /// 1/2 costs about what 1/4 does (the entropy decoding dominates) and whole about twice
-    /// that, so 4 buys accuracy for nothing and 8 would double a photo thumbnail's decode.
+    /// shortcut and is always decoded whole. (Drawing chooses its scale with the chroma-aware
+    /// `jpegScaleDenominator` and `decode(_:maxPixels:jpegScaleDenominator:)`.)
     public static func decode(_ data: [UInt8], maxPixels: Int = 100_000_000,
                               targetSize: (width: Int, height: Int)? = nil,
                               headroom: Int = 1) throws(CodecError) -> Bitmap {
         switch format(of: data) {
         case .png: return try decodePNG(data, maxPixels: maxPixels)
-        case .jpeg: return try decodeJPEG(data, maxPixels: maxPixels, targetSize: targetSize, headroom: headroom)
+        case .jpeg:
+            return try decodeJPEG(data, maxPixels: maxPixels) { header in
+                jpegScaleDenominator(width: Int(header.image_width), height: Int(header.image_height), target: targetSize,
+                                     headroom: headroom)
+            }
         case nil: throw CodecError(.unknownFormat, "not a PNG or JPEG file (unknown signature)")
         }
     }
 
-    /// Decoded texels per frame pixel kept by a DCT-scaled JPEG decode for drawing (see `decode`).
-    public static let jpegHeadroom = 4
+    /// Decodes to straight-alpha RGBA8, a JPEG at 1/`jpegScaleDenominator` (1, 2, 4 or 8; libjpeg's
+    /// output is ceil(size / d)), a PNG whole.
+    public static func decode(_ data: [UInt8], maxPixels: Int = 100_000_000,
+                              jpegScaleDenominator d: Int) throws(CodecError) -> Bitmap {
+        guard [1, 2, 4, 8].contains(d) else { throw CodecError(.invalidData, "JPEG scale denominator must be 1, 2, 4 or 8") }
+        switch format(of: data) {
+        case .png: return try decodePNG(data, maxPixels: maxPixels)
+        case .jpeg: return try decodeJPEG(data, maxPixels: maxPixels) { _ in d }
+        case nil: throw CodecError(.unknownFormat, "not a PNG or JPEG file (unknown signature)")
+        }
+    }
+
+    /// Samples of a JPEG's coarsest component kept per frame pixel by a DCT-scaled decode for
+    /// drawing (`jpegScaleDenominator` with the file's `jpegChromaScale`): a 12-MP 4:2:0 photo
+    /// is decoded whole in frames from 32 px wide, and scaled only in smaller ones (1/2 up to
+    /// 31 px, 1/4 up to 15, 1/8 up to 7); a greyscale one is decoded whole from 63 px.
+    ///
+    /// Why so much, and why counted in chroma samples. A DCT-scaled texel is a low-pass of its
+    /// 8×8 block (at 1/8 exactly the block mean), so where a pixel's edge cuts a block the area
+    /// average of the scaled decode misses the full decode's by up to about the block's share
+    /// of the pixel; with YCbCr 4:2:0 a chroma block spans 16 image pixels. On top of that, the
+    /// full decode's upsampled chroma, clamped to 0…255 next to sharp luma, loses a little on
+    /// saturated fine colour detail that no scaled decode reproduces: a bias of 7–8 levels on
+    /// 1-px colour dashes at every ratio from 60:1 to 210:1, whatever the scale. Measured against
+    /// the exact area average of the full decode on 1-px checkerboards, dashes with 1-px lines
+    /// and noise (q95; ImageAreaAverageTests), share of pixels within 8/255 and worst error, at
+    /// ratio r and scale 1/d:
+    /// - grey: d = 2 at r = 13: 82 %, max 17; r = 20: 100 %, 6.2; d = 4 at r = 27: 97.5 %, 9.3;
+    ///   r = 40: 100 %, 5.1; d = 8 at r = 40: 96.6 %, 9.8; r = 100: 100 %, 4.8;
+    /// - colour 4:2:0: d = 2 at r = 40: 84 %, max 10.4; r = 100: 99.0 %, 8.9; r = 160: 100 %,
+    ///   7.5; d = 4 at r = 100: 82 %, 10; r = 210: 100 %, 7.5; d = 8 at r = 160: 95 %, 8.2.
+    /// The old headroom of 4 (libvips keeps 2) missed by up to 29 levels; 16 still fails colour
+    /// dashes at 100:1 and 1/2 (98.97 % within 8); 32 is the smallest power of two that passes
+    /// every case measured. (On a 12-MP photo 1/8 still costs about half of a whole decode: the
+    /// entropy decoding is the same.)
+    public static let jpegHeadroom = 32
+
+    /// How many image pixels a JPEG's coarsest component's samples span along x and y (2, 2
+    /// for YCbCr 4:2:0; 1, 1 for grey and 4:4:4), from the header.
+    public static func jpegChromaScale(_ data: [UInt8]) throws(CodecError) -> (x: Int, y: Int) {
+        let info = try jpegHeader(data, scaleDenominator: 1)
+        return (max(1, Int(info.chroma_scale_x)), max(1, Int(info.chroma_scale_y)))
+    }
 
     /// The largest DCT scale denominator (8, 4, 2, else 1) whose output, ceil(size / d) as
-    /// libjpeg computes it, is still at least `headroom` × `target` in both dimensions.
+    /// libjpeg computes it, still holds at least `headroom` samples of the coarsest component
+    /// (`chromaScale` output texels each) per target pixel in both dimensions.
     public static func jpegScaleDenominator(width: Int, height: Int, target: (width: Int, height: Int)?,
-                                            headroom: Int = 1) -> Int {
+                                            headroom: Int = 1, chromaScale: (x: Int, y: Int) = (1, 1)) -> Int {
         guard let target else { return 1 }
-        let (tw, wide) = target.width.multipliedReportingOverflow(by: max(1, headroom))
-        let (th, tall) = target.height.multipliedReportingOverflow(by: max(1, headroom))
-        if wide || tall { return 1 }
+        let (hx, wideX) = max(1, headroom).multipliedReportingOverflow(by: max(1, chromaScale.x))
+        let (hy, wideY) = max(1, headroom).multipliedReportingOverflow(by: max(1, chromaScale.y))
+        let (tw, wide) = target.width.multipliedReportingOverflow(by: hx)
+        let (th, tall) = target.height.multipliedReportingOverflow(by: hy)
+        if wide || tall || wideX || wideY { return 1 }
         for d in [8, 4, 2] where (width + d - 1) / d >= tw && (height + d - 1) / d >= th {
             return d
         }
@@ -120,14 +159,13 @@ public enum ImageDecoder {
         return info
     }
 
-    static func decodeJPEG(_ data: [UInt8], maxPixels: Int, targetSize: (width: Int, height: Int)?,
-                           headroom: Int) throws(CodecError) -> Bitmap {
+    /// `denominator` picks the DCT scale from the header.
+    static func decodeJPEG(_ data: [UInt8], maxPixels: Int, denominator: (lnc_jpeg_info) -> Int) throws(CodecError) -> Bitmap {
         let header = try jpegHeader(data, scaleDenominator: 1)
         // The limit is on the stored size, even when decoding scaled (libjpeg's buffers follow it).
         _ = try checkedByteCount(width: Int(header.image_width), height: Int(header.image_height),
                                  maxPixels: maxPixels, what: "JPEG")
-        let d = jpegScaleDenominator(width: Int(header.image_width), height: Int(header.image_height), target: targetSize,
-                                     headroom: headroom)
+        let d = denominator(header)
         let info = d == 1 ? header : try jpegHeader(data, scaleDenominator: d)
         let w = Int(info.output_width), h = Int(info.output_height)
         let pixels = try decodeInto(w * h * 4) { (out) throws(CodecError) in

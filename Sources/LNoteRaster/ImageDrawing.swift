@@ -2,6 +2,7 @@ import Glibc
 import LNoteBitmap
 import LNoteFormat
 import LNoteShape
+import Synchronization
 
 /// Placed images (lnote-format.md sections 4 and 6): scaled to fill their frame, rotated about
 /// the frame's centre (clockwise on screen: +x turns toward +y), drawn source-over with their
@@ -10,8 +11,8 @@ import LNoteShape
 /// The file has three parts, kept apart on purpose:
 ///   1. `ImageFrame`: a placement's frame in pixels (through the page's `PageTransform`), centre
 ///      and rotation;
-///   2. the resampling filter (`ImageTexture`, `AxisWeights`, `FootprintIntegrator`): what
-///      colour each pixel gets;
+///   2. the resampling filter (`ImageTexture`, `AxisWeights`, `EdgeIntegrator`): what
+///      colour each pixel gets, kept per texture for reuse (`ResampleStore`);
 ///   3. the final per-pixel source-over onto the canvas, which is the `Compositor`'s.
 ///
 /// The filter. Where the image is shrunk (more texels than pixels along an axis), a pixel is the
@@ -30,7 +31,8 @@ import LNoteShape
 ///     the average is separable: per pixel column and row, the texels it covers with their
 ///     covered lengths (`AxisWeights`).
 ///   - Other rotations: the footprint is a parallelogram (clipped to the image at frame edges);
-///     `FootprintIntegrator` integrates the box texels over it exactly, row by row.
+///     `EdgeIntegrator` integrates the box texels over it exactly, by Green's theorem along
+///     the pixels' edges (shared by neighbouring pixels) on prefix sums of the texel rows.
 /// Where the image is enlarged along both axes it is plain bilinear at the pixel centre
 /// (premultiplied, texel centres at +0.5, edges clamped). An unrotated frame enlarged along one
 /// axis and shrunk along the other is bilinear along the first and the area average along the
@@ -53,7 +55,12 @@ extension Canvas {
 
     /// Draws a prepared image into `placement`'s frame mapped through `transform`: the texture
     /// is built once per decoded asset (AssetCache) and shared by every placement and page that
-    /// shows it.
+    /// shows it. A frame wholly on the canvas is resampled into the texture's `ResampleStore`
+    /// (when it has one) and composited from there; the next draw of the same frame geometry
+    /// (size, rotation and position relative to its pixel box, bit for bit) composites it again
+    /// without resampling. Both ways give the same pixels: each pixel's resampled colour
+    /// (premultiplied, times the pixel's share inside the frame) goes through the same
+    /// source-over at the placement's opacity.
     public mutating func draw(image texture: ImageTexture, placement: ImagePlacement, transform: PageTransform) {
         let opacity = Float(min(max(placement.opacity, 0), 1000)) / 1000
         guard opacity > 0, let frame = ImageFrame(placement: placement, transform: transform),
@@ -61,13 +68,41 @@ extension Canvas {
         let w = bitmap.width
         bitmap.pixels.withUnsafeMutableBufferPointer { buf in
             let px = buf.baseAddress!
-            texture.withTexels { texels in
-                if let quarterTurns = frame.quarterTurns {
-                    Canvas.drawAxisAligned(texels, frame: frame, quarterTurns: quarterTurns, box: box, opacity: opacity,
-                                           canvas: px, canvasWidth: w)
-                } else {
-                    Canvas.drawRotated(texels, frame: frame, box: box, opacity: opacity, canvas: px, canvasWidth: w)
+            let direct = PixelSink(canvas: px, canvasWidth: w, opacity: opacity)
+            guard let store = texture.resamples, let key = ResampleStore.Key(frame, box: box, canvasWidth: w, canvasHeight: bitmap.height),
+                  key.byteCount <= store.budgetBytes else {
+                Canvas.resample(texture, frame: frame, box: box, into: direct)
+                return
+            }
+            let entry = store.entry(for: key) ?? {
+                let bw = box.i1 - box.i0 + 1, bh = box.j1 - box.j0 + 1
+                var values = [SIMD4<Float>](repeating: SIMD4(), count: bw * bh)
+                values.withUnsafeMutableBufferPointer { v in
+                    Canvas.resample(texture, frame: frame, box: box,
+                                    into: PixelSink(buffer: v.baseAddress!, i0: box.i0, j0: box.j0, width: bw))
                 }
+                return store.insert(ResampleStore.Entry(width: bw, height: bh, values: values), for: key)
+            }()
+            entry.values.withUnsafeBufferPointer { v in
+                for j in 0..<entry.height {
+                    let row = px + 4 * ((box.j0 + j) * w + box.i0)
+                    for i in 0..<entry.width {
+                        let s = v[j * entry.width + i]
+                        if s == SIMD4() { continue }   // outside the frame, or transparent texels: no change
+                        compositeImagePixel(row + 4 * i, s, opacity)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The filter: every pixel of `box` under the frame, into `sink`.
+    private static func resample(_ texture: ImageTexture, frame: ImageFrame, box: PixelBox, into sink: PixelSink) {
+        texture.withTexels { texels in
+            if let quarterTurns = frame.quarterTurns {
+                Canvas.drawAxisAligned(texels, frame: frame, quarterTurns: quarterTurns, box: box, sink: sink)
+            } else {
+                Canvas.drawRotated(texels, frame: frame, box: box, sink: sink)
             }
         }
     }
@@ -76,7 +111,7 @@ extension Canvas {
 
     /// Separable: each pixel's footprint is a texel rectangle, the product of one interval per axis.
     private static func drawAxisAligned(_ texels: TexelReader, frame: ImageFrame, quarterTurns q: Int, box: PixelBox,
-                                        opacity: Float, canvas px: UnsafeMutablePointer<UInt8>, canvasWidth w: Int) {
+                                        sink: PixelSink) {
         // Screen x runs along the image's x axis when q is even (flipped for q = 2), along its y
         // axis when q is odd (flipped for q = 1); screen y likewise (flipped for q = 2, 3).
         let xAlongImageX = q % 2 == 0
@@ -91,6 +126,43 @@ extension Canvas {
         columns.withSpans { colSpans, colWeights in
             rows.withSpans { rowSpans, rowWeights in
                 let (xWeights, yWeights) = xAlongImageX ? (colWeights, rowWeights) : (rowWeights, colWeights)
+                @inline(__always) func line(_ row: UnsafePointer<UInt8>, _ xs: AxisWeights.Span) -> SIMD4<Float> {
+                    if xs.count >= 3 {
+                        // Partial texels at both ends; those between share one weight
+                        // (AxisWeights: the same length over the same total).
+                        let last = xs.first + xs.count - 1
+                        return xWeights[xs.offset] * texels.texel(row, xs.first)
+                            + xWeights[xs.offset + 1] * texels.sum(row, xs.first + 1, last)
+                            + xWeights[xs.offset + xs.count - 1] * texels.texel(row, last)
+                    }
+                    var sum = SIMD4<Float>()
+                    for a in 0..<xs.count { sum += xWeights[xs.offset + a] * texels.texel(row, xs.first + a) }
+                    return sum
+                }
+                if xAlongImageX {
+                    // A pixel row at a time, each of its texel rows swept once from end to end
+                    // for all its pixels (the same sums in the same order as pixel by pixel).
+                    let n = box.i1 - box.i0 + 1
+                    withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: n) { sums in
+                        for j in box.j0...box.j1 {
+                            let rs = rowSpans[j - box.j0]
+                            if rs.coverage <= 0 { continue }
+                            for a in 0..<n { sums[a] = SIMD4() }
+                            for b in 0..<rs.count {
+                                let row = texels.row(rs.first + b), wy = yWeights[rs.offset + b]
+                                for a in 0..<n {
+                                    let cs = colSpans[a]
+                                    if cs.coverage <= 0 { continue }
+                                    sums[a] += wy * line(row, cs)
+                                }
+                            }
+                            for a in 0..<n where colSpans[a].coverage > 0 {
+                                sink.put(box.i0 + a, j, sums[a] * Float(colSpans[a].coverage * rs.coverage))
+                            }
+                        }
+                    }
+                    return
+                }
                 for j in box.j0...box.j1 {
                     let rs = rowSpans[j - box.j0]
                     if rs.coverage <= 0 { continue }
@@ -100,22 +172,9 @@ extension Canvas {
                         let (xs, ys) = xAlongImageX ? (cs, rs) : (rs, cs)
                         var acc = SIMD4<Float>()
                         for b in 0..<ys.count {
-                            let row = texels.row(ys.first + b)
-                            var line: SIMD4<Float>
-                            if xs.count >= 3 {
-                                // Partial texels at both ends; those between share one weight
-                                // (AxisWeights: the same length over the same total).
-                                let last = xs.first + xs.count - 1
-                                line = xWeights[xs.offset] * texels.texel(row, xs.first)
-                                    + xWeights[xs.offset + 1] * texels.sum(row, xs.first + 1, last)
-                                    + xWeights[xs.offset + xs.count - 1] * texels.texel(row, last)
-                            } else {
-                                line = SIMD4<Float>()
-                                for a in 0..<xs.count { line += xWeights[xs.offset + a] * texels.texel(row, xs.first + a) }
-                            }
-                            acc += yWeights[ys.offset + b] * line
+                            acc += yWeights[ys.offset + b] * line(texels.row(ys.first + b), xs)
                         }
-                        compositeImagePixel(px + 4 * (j * w + i), acc, Float(cs.coverage * rs.coverage) * opacity)
+                        sink.put(i, j, acc * Float(cs.coverage * rs.coverage))
                     }
                 }
             }
@@ -124,52 +183,49 @@ extension Canvas {
 
     // MARK: Resampling, other rotations
 
-    private static func drawRotated(_ texels: TexelReader, frame: ImageFrame, box: PixelBox, opacity: Float,
-                                    canvas px: UnsafeMutablePointer<UInt8>, canvasWidth w: Int) {
+    private static func drawRotated(_ texels: TexelReader, frame: ImageFrame, box: PixelBox, sink: PixelSink) {
         // Texels per frame pixel along the image's axes.
         let sx = texels.spanX / frame.fw, sy = texels.spanY / frame.fh
-        let bilinear = sx <= 1 && sy <= 1
-        // A step of one pixel along screen x (y) in texel coordinates.
+        // A step of one pixel along screen x (y) in texel coordinates, and the texel
+        // coordinates of canvas point (0, 0).
         let ex = SIMD2(frame.cosT * sx, -frame.sinT * sy), ey = SIMD2(frame.sinT * sx, frame.cosT * sy)
-        FootprintIntegrator.withScratch(texels) { integrator in
-            withUnsafeTemporaryAllocation(of: SIMD2<Double>.self, capacity: 16) { buffer in
-                let poly = buffer.baseAddress!
-                // In tiles of 16 × 16 pixels: a rotated frame's pixel row runs diagonally through
-                // the texels, so row by row each pixel would read its texel rows from far apart
-                // (a 12-MP photo's rows are 8-16 KB); a tile's texels stay in the cache.
-                for tj in stride(from: box.j0, through: box.j1, by: 16) {
-                    for ti in stride(from: box.i0, through: box.i1, by: 16) {
-                        for j in tj...min(box.j1, tj + 15) {
-                            for i in ti...min(box.i1, ti + 15) {
-                                // Frame-local (u, v) in pixels of the pixel's corner and centre.
-                                let corner = frame.local(Double(i), Double(j))
-                                let centre = frame.local(Double(i) + 0.5, Double(j) + 0.5)
-                                let edge = min(centre.x, frame.fw - centre.x, centre.y, frame.fh - centre.y)
-                                let c: Double
-                                if edge >= 0.7072 { c = 1 }
-                                else if edge <= -0.7072 { continue }
-                                else {
-                                    c = Canvas.squareInFrame(Double(i) - frame.cx, Double(j) - frame.cy, frame.cosT, frame.sinT, frame.fw, frame.fh)
-                                    if c <= 0 { continue }
-                                }
-                                let s: SIMD4<Float>
-                                if bilinear {
-                                    s = texels.bilinear(centre.x * sx, centre.y * sy)
-                                } else {
-                                    // The pixel square in texel coordinates, clipped to the image at the edges.
-                                    let p0 = SIMD2(corner.x * sx, corner.y * sy)
-                                    poly[0] = p0; poly[1] = p0 + ex; poly[2] = p0 + ex + ey; poly[3] = p0 + ey
-                                    var count = 4
-                                    if c < 1 {
-                                        count = FootprintIntegrator.clip(poly, count: 4, spare: poly + 8,
-                                                                         width: texels.spanX, height: texels.spanY)
-                                        if count < 3 { continue }
-                                    }
-                                    guard let mean = integrator.mean(poly, count: count) else { continue }
-                                    s = mean
-                                }
-                                compositeImagePixel(px + 4 * (j * w + i), s, Float(c) * opacity)
-                            }
+        let l0 = frame.local(0, 0), origin = SIMD2(l0.x * sx, l0.y * sy)
+        // The share of each pixel inside the frame: 1 well inside, else the exact square ∩ frame.
+        @inline(__always) func coverage(_ i: Int, _ j: Int) -> Double {
+            let centre = frame.local(Double(i) + 0.5, Double(j) + 0.5)
+            let edge = min(centre.x, frame.fw - centre.x, centre.y, frame.fh - centre.y)
+            if edge >= 0.7072 { return 1 }
+            if edge <= -0.7072 { return 0 }
+            return Canvas.squareInFrame(Double(i) - frame.cx, Double(j) - frame.cy, frame.cosT, frame.sinT, frame.fw, frame.fh)
+        }
+        if sx <= 1 && sy <= 1 {
+            // Enlarged along both axes: bilinear at the pixel centre.
+            for j in box.j0...box.j1 {
+                for i in box.i0...box.i1 {
+                    let c = coverage(i, j)
+                    if c <= 0 { continue }
+                    let centre = frame.local(Double(i) + 0.5, Double(j) + 0.5)
+                    sink.put(i, j, texels.bilinear(centre.x * sx, centre.y * sy) * Float(c))
+                }
+            }
+            return
+        }
+        // In tiles of n × n pixels, n·max(sx, sy) ≈ 192 texels: a tile's texels (prefix sums
+        // of its rows, 16 bytes each) stay in the cache, and its pixels share their edges.
+        let n = max(1, min(32, Int(192 / max(sx, sy))))
+        EdgeIntegrator.with(texels, ex: ex, ey: ey, tile: n) { integrator in
+            for tj in stride(from: box.j0, through: box.j1, by: n) {
+                for ti in stride(from: box.i0, through: box.i1, by: n) {
+                    let ni = min(n, box.i1 - ti + 1), nj = min(n, box.j1 - tj + 1)
+                    integrator.integrate(corner: origin + Double(ti) * ex + Double(tj) * ey, ni: ni, nj: nj)
+                    for b in 0..<nj {
+                        for a in 0..<ni {
+                            let i = ti + a, j = tj + b
+                            let c = coverage(i, j)
+                            if c <= 0 { continue }
+                            // The integral over the footprint ∩ image is the mean × coverage × area.
+                            let s = integrator.pixel(a, b) * Float(1 / integrator.area)
+                            sink.put(i, j, pointwiseMin(pointwiseMax(s, SIMD4(repeating: 0)), SIMD4(repeating: 255 * Float(c))))
                         }
                     }
                 }
@@ -263,6 +319,13 @@ struct ImageFrame {
         return SIMD2(qx * cosT + qy * sinT + fw / 2, -qx * sinT + qy * cosT + fh / 2)
     }
 
+    /// Whether the rotated frame's bounding box lies wholly on a `width` × `height` canvas.
+    func lies(within width: Int, _ height: Int) -> Bool {
+        let hx = abs(cosT) * fw / 2 + abs(sinT) * fh / 2
+        let hy = abs(sinT) * fw / 2 + abs(cosT) * fh / 2
+        return cx - hx >= 0 && cy - hy >= 0 && cx + hx <= Double(width) && cy + hy <= Double(height)
+    }
+
     /// The pixels under the rotated frame's bounding box, clipped to a `width` × `height` canvas.
     func pixelBounds(width: Int, height: Int) -> PixelBox? {
         let hx = abs(cosT) * fw / 2 + abs(sinT) * fh / 2
@@ -277,6 +340,97 @@ struct ImageFrame {
 }
 
 struct PixelBox { let i0: Int, i1: Int, j0: Int, j1: Int }
+
+/// Where the filter's pixels go: composited onto the canvas at once, or kept in a buffer
+/// (`ResampleStore`). A pixel's value is its premultiplied colour times its share inside the frame.
+struct PixelSink {
+    let canvas: UnsafeMutablePointer<UInt8>?, canvasWidth: Int, opacity: Float
+    let buffer: UnsafeMutablePointer<SIMD4<Float>>?, i0: Int, j0: Int, width: Int
+
+    init(canvas: UnsafeMutablePointer<UInt8>, canvasWidth: Int, opacity: Float) {
+        self.canvas = canvas; self.canvasWidth = canvasWidth; self.opacity = opacity
+        buffer = nil; i0 = 0; j0 = 0; width = 0
+    }
+
+    init(buffer: UnsafeMutablePointer<SIMD4<Float>>, i0: Int, j0: Int, width: Int) {
+        canvas = nil; canvasWidth = 0; opacity = 1
+        self.buffer = buffer; self.i0 = i0; self.j0 = j0; self.width = width
+    }
+
+    @inline(__always) func put(_ i: Int, _ j: Int, _ value: SIMD4<Float>) {
+        if let buffer { buffer[(j - j0) * width + (i - i0)] = value; return }
+        compositeImagePixel(canvas! + 4 * (j * canvasWidth + i), value, opacity)
+    }
+}
+
+/// Resampled frames of one texture (`Canvas.draw(image:placement:transform:)`), least recently
+/// used dropped first, within `budgetBytes` (16 bytes a pixel). Keyed by what the filter's
+/// result depends on: the frame's size and rotation in pixels and its position modulo whole
+/// pixels; so the same placement drawn again, on another page or at another integer offset,
+/// is composited without resampling. Thread-safe: one texture serves all of an export's workers.
+public final class ResampleStore: Sendable {
+    public let budgetBytes: Int
+
+    struct Key: Hashable {
+        let bits: [UInt64]
+        let byteCount: Int
+
+        /// Nil for a frame not wholly on the canvas (its clipped box would not be reusable).
+        init?(_ frame: ImageFrame, box: PixelBox, canvasWidth: Int, canvasHeight: Int) {
+            guard frame.lies(within: canvasWidth, canvasHeight) else { return nil }
+            let ox = box.i0, oy = box.j0
+            bits = [frame.fw, frame.fh, frame.cosT, frame.sinT, frame.cx - Double(ox), frame.cy - Double(oy)].map(\.bitPattern)
+                + [UInt64(box.i1 - box.i0), UInt64(box.j1 - box.j0)]
+            byteCount = (box.i1 - box.i0 + 1) * (box.j1 - box.j0 + 1) * 16
+        }
+    }
+
+    final class Entry: Sendable {
+        let width: Int, height: Int
+        let values: [SIMD4<Float>]
+        init(width: Int, height: Int, values: [SIMD4<Float>]) { self.width = width; self.height = height; self.values = values }
+    }
+
+    private struct State {
+        var entries: [Key: (entry: Entry, lastUse: Int)] = [:]
+        var clock = 0, held = 0, hits = 0
+    }
+    private let state = Mutex(State())
+
+    public init(budgetBytes: Int) { self.budgetBytes = max(0, budgetBytes) }
+
+    /// Draws served from the store so far.
+    public var hits: Int { state.withLock { $0.hits } }
+    /// Bytes of resampled frames kept now.
+    public var bytesHeld: Int { state.withLock { $0.held } }
+
+    func entry(for key: Key) -> Entry? {
+        state.withLock { s in
+            guard let found = s.entries[key] else { return nil }
+            s.clock += 1; s.hits += 1
+            s.entries[key] = (found.entry, s.clock)
+            return found.entry
+        }
+    }
+
+    /// Keeps `entry` (if it fits) and returns the one kept for `key` (another thread's, when
+    /// two resampled the same frame at once: the same pixels).
+    func insert(_ entry: Entry, for key: Key) -> Entry {
+        let bytes = entry.values.count * 16
+        return state.withLock { s in
+            if let existing = s.entries[key] { return existing.entry }
+            guard bytes <= budgetBytes else { return entry }
+            while s.held + bytes > budgetBytes, let oldest = s.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                s.held -= oldest.value.entry.values.count * 16
+                s.entries[oldest.key] = nil
+            }
+            s.clock += 1
+            s.entries[key] = (entry, s.clock)
+            s.held += bytes
+            return entry
+        }
+    }
+}
 
 // MARK: - 3. Compositing
 
@@ -301,10 +455,17 @@ public struct ImageTexture: Sendable {
     /// detail across pixel edges by several levels at high ratios.
     public let spanX: Double, spanY: Double
 
+    /// Frames resampled from this texture, kept for reuse (nil: none kept).
+    public let resamples: ResampleStore?
+
     /// `span`: the texels the image fills (default: all of them), each at most the bitmap's size.
-    public init(_ bitmap: Bitmap, span: (x: Double, y: Double)? = nil) {
+    /// `resampleBudget`: bytes of resampled frames kept with it (`ResampleStore`; 0: none).
+    /// `knownOpaque`: the caller knows every alpha is 255 (a JPEG decode), so the bitmap is not
+    /// scanned for it (48 MB for a 12-MP photo).
+    public init(_ bitmap: Bitmap, span: (x: Double, y: Double)? = nil, resampleBudget: Int = 0, knownOpaque: Bool = false) {
         self.bitmap = bitmap
-        isOpaque = bitmap.isOpaque
+        resamples = resampleBudget > 0 ? ResampleStore(budgetBytes: resampleBudget) : nil
+        isOpaque = knownOpaque || bitmap.isOpaque
         let sx = span?.x ?? Double(bitmap.width), sy = span?.y ?? Double(bitmap.height)
         spanX = sx > 0 && sx <= Double(bitmap.width) ? sx : Double(bitmap.width)
         spanY = sy > 0 && sy <= Double(bitmap.height) ? sy : Double(bitmap.height)
@@ -314,7 +475,8 @@ public struct ImageTexture: Sendable {
     /// span divided by f: about what decoding a JPEG at a scale f times smaller gives (a
     /// DCT-scaled texel is about its block's mean), for the cost of one pass over the texels.
     /// Translucent texels are averaged premultiplied and the result kept premultiplied.
-    public func boxReduced(by f: Int) -> ImageTexture {
+    /// `resampleBudget` as in `init`.
+    public func boxReduced(by f: Int, resampleBudget: Int = 0) -> ImageTexture {
         guard f >= 2 else { return self }
         precondition(f <= 256, "block rows of more than 256 texels would overflow the packed sums")
         let w = bitmap.width, h = bitmap.height
@@ -359,13 +521,13 @@ public struct ImageTexture: Sendable {
             }
         }
         let reduced = Bitmap(width: nw, height: nh, pixels: out, isPremultiplied: bitmap.isPremultiplied || premultiply)
-        return ImageTexture(reduced, span: (spanX / Double(f), spanY / Double(f)))
+        return ImageTexture(reduced, span: (spanX / Double(f), spanY / Double(f)), resampleBudget: resampleBudget)
     }
 
     public var width: Int { bitmap.width }
     public var height: Int { bitmap.height }
     /// Memory held, for cache budgets.
-    public var byteCount: Int { bitmap.pixels.count }
+    public var byteCount: Int { bitmap.pixels.count + (resamples?.budgetBytes ?? 0) }
 
     func withTexels<R>(_ body: (TexelReader) -> R) -> R {
         bitmap.pixels.withUnsafeBufferPointer { buf in
@@ -496,169 +658,184 @@ struct AxisWeights {
 @inline(__always) func ceilInt(_ x: Double) -> Int { let i = Int(x); return Double(i) < x ? i + 1 : i }
 
 /// The exact integral of the box-reconstructed image (texel (x, y) constant on
-/// [x, x+1) × [y, y+1)) over a convex polygon in texel coordinates.
+/// [x, x+1) × [y, y+1), zero outside [0, spanX] × [0, spanY]) over the footprints of a tile of
+/// pixels, each a parallelogram in texel coordinates (a rotated frame's pixel).
 ///
-/// Green's theorem: the area of polygon P left of the line x = t is ∮∂P min(x, t) dy, a sum over
-/// the edges, each in closed form. Restricting every edge to the texel row's strip
-/// [k, k+1] in y gives the same for P ∩ strip (the strip's own edges are horizontal, dy = 0).
-/// So the weight of texel (c, k) is G_k(c+1) − G_k(c), with G_k(t) = Σ_edges ∫ min(x, t) dy over
-/// the part of the edge in the strip. G_k is linear in t outside the edges' x-ranges, so it is
-/// evaluated only at the integers inside those ranges and at their ends; every texel between
-/// gets the same weight (the strip's covered height) and is summed without a weight each.
-struct FootprintIntegrator {
+/// Green's theorem: ∬_P f dA = ∮_∂P F dy with F(x, y) = ∫_{−∞}^x f(s, y) ds. Within texel row k,
+/// F is the row's prefix sum, linear inside each texel; so along an edge, split where it
+/// crosses texel rows and columns, each piece contributes its Δy times F at its midpoint:
+/// O(edge length) per edge instead of O(area) per pixel. Neighbouring pixels share their
+/// edges (each edge integrated once per tile: pixel = top + right − bottom − left), and the
+/// prefix sums are built once per tile, each row only over the columns the tile's footprint
+/// touches, from that row's first such column (an offset of F that depends on y alone adds
+/// nothing around a closed boundary). Clipping to the image is F's: 0 left of the image,
+/// the row's total right of it, nothing above or below.
+struct EdgeIntegrator {
     let texels: TexelReader
-    /// Scratch for one strip: up to 8 edge pieces and their merged column ranges. Owned by
-    /// the caller (one per draw), so the per-pixel loop allocates nothing and keeps its sums
-    /// in registers.
-    let pieces: UnsafeMutablePointer<Piece>
-    let starts: UnsafeMutablePointer<Int>, ends: UnsafeMutablePointer<Int>
-    let edgeLo: UnsafeMutablePointer<Double>, edgeHi: UnsafeMutablePointer<Double>, edgeSlope: UnsafeMutablePointer<Double>
+    let ex: SIMD2<Double>, ey: SIMD2<Double>
+    /// ex × ey: a whole pixel's footprint area in texels, signed by orientation.
+    let area: Double
+    /// Prefix sums of the tile's rows, as integers (opaque texels) or as floats (bit patterns,
+    /// premultiplied on the fly): row r (texel row k0 + r) holds P at columns first ... last,
+    /// P(first) = 0, at rows[r].base + column.
+    let prefix: UnsafeMutablePointer<SIMD4<UInt32>>, capacity: Int
+    struct Row { var base: UnsafeMutablePointer<SIMD4<UInt32>>, first: Double, last: Double, lastColumn: Int }
+    let rows: UnsafeMutablePointer<Row>, rowCapacity: Int
+    /// Edge integrals of the tile: h[a + b·n] from corner (a, b) to (a + 1, b), b ≤ nj;
+    /// v[a + b·(n + 1)] from (a, b) to (a, b + 1), a ≤ ni.
+    let h: UnsafeMutablePointer<SIMD4<Float>>, v: UnsafeMutablePointer<SIMD4<Float>>
+    let n: Int
 
-    /// An edge's part inside one strip: x from x0 to x1 while y changes by dy (signed).
-    struct Piece { var x0: Double, x1: Double, lo: Double, hi: Double, dy: Double, inverseWidth: Double }
-
-    /// Scratch for `FootprintIntegrator`, valid inside `body` only.
-    static func withScratch<R>(_ texels: TexelReader, _ body: (FootprintIntegrator) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: Piece.self, capacity: 8) { pieces in
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: 16) { ranges in
-                withUnsafeTemporaryAllocation(of: Double.self, capacity: 24) { edges in
-                    let e = edges.baseAddress!
-                    return body(FootprintIntegrator(texels: texels, pieces: pieces.baseAddress!, starts: ranges.baseAddress!,
-                                                    ends: ranges.baseAddress! + 8, edgeLo: e, edgeHi: e + 8, edgeSlope: e + 16))
-                }
-            }
-        }
+    static func with<R>(_ texels: TexelReader, ex: SIMD2<Double>, ey: SIMD2<Double>, tile n: Int,
+                        _ body: (EdgeIntegrator) -> R) -> R {
+        // A tile's footprint fits in a box of (|ex| + |ey|)·n texels each way, plus the cells its
+        // edges start and end in.
+        let bw = Int(((abs(ex.x) + abs(ey.x)) * Double(n)).rounded(.up)) + 3
+        let bh = Int(((abs(ex.y) + abs(ey.y)) * Double(n)).rounded(.up)) + 3
+        let capacity = bh * (bw + 1)
+        let prefix = UnsafeMutablePointer<SIMD4<UInt32>>.allocate(capacity: capacity)
+        let rows = UnsafeMutablePointer<Row>.allocate(capacity: bh)
+        let edges = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: 2 * (n + 1) * (n + 1))
+        defer { prefix.deallocate(); rows.deallocate(); edges.deallocate() }
+        let integrator = EdgeIntegrator(texels: texels, ex: ex, ey: ey, area: ex.x * ey.y - ex.y * ey.x,
+                                        prefix: prefix, capacity: capacity, rows: rows, rowCapacity: bh,
+                                        h: edges, v: edges + (n + 1) * (n + 1), n: n)
+        return body(integrator)
     }
 
-    /// ∫ min(x, t) dy along a piece: x is linear along it, so uniform over [lo, hi].
-    @inline(__always) private static func ramp(_ p: Piece, _ t: Double) -> Double {
-        if t >= p.hi { return p.dy * (p.x0 + p.x1) / 2 }
-        if t <= p.lo { return p.dy * t }
-        let f = (t - p.lo) * p.inverseWidth   // the share of the piece left of t
-        return p.dy * (f * (p.lo + t) / 2 + (1 - f) * t)
+    /// The integral over pixel (a, b) of the tile last integrated, signed like `area`.
+    @inline(__always) func pixel(_ a: Int, _ b: Int) -> SIMD4<Float> {
+        h[a + b * n] + v[a + 1 + b * (n + 1)] - h[a + (b + 1) * n] - v[a + b * (n + 1)]
     }
 
-    /// G(t) of the strip: Σ over its `m` pieces.
-    @inline(__always) private func g(_ t: Double, _ m: Int) -> Double {
-        var s = 0.0
-        for q in 0..<m { s += FootprintIntegrator.ramp(pieces[q], t) }
-        return s
-    }
-
-    /// The mean premultiplied colour over `poly` (convex, `count` ≤ 8 vertices), or nil when
-    /// its area is zero.
-    func mean(_ poly: UnsafeMutablePointer<SIMD2<Double>>, count n: Int) -> SIMD4<Float>? {
-        var ymin = poly[0].y, ymax = poly[0].y, signedArea = 0.0
-        for k in 0..<n {
-            let a = poly[k], b = poly[k + 1 == n ? 0 : k + 1]
-            ymin = min(ymin, a.y); ymax = max(ymax, a.y)
-            signedArea += (a.x - poly[0].x) * (b.y - a.y)   // ∮ x dy, relative to vertex 0
-        }
-        guard signedArea != 0, signedArea.isFinite else { return nil }
-        let sign = signedArea > 0 ? 1.0 : -1.0
-        let k0 = max(0, floorInt(ymin)), k1 = min(texels.height - 1, ceilInt(ymax) - 1)
-        guard k0 <= k1 else { return nil }
-        // Per edge, once: its y-range and dx/dy (each strip below only clips it).
-        for e in 0..<n {
-            let a = poly[e], b = poly[e + 1 == n ? 0 : e + 1]
-            edgeLo[e] = min(a.y, b.y); edgeHi[e] = max(a.y, b.y)
-            edgeSlope[e] = b.y != a.y ? (b.x - a.x) / (b.y - a.y) : 0
-        }
-        var total = SIMD4<Float>(), weightSum = 0.0
-        for k in k0...k1 {
+    /// Integrates every edge of the tile of `ni` × `nj` pixels whose top-left corner lies at
+    /// texel coordinates `corner`.
+    func integrate(corner q: SIMD2<Double>, ni: Int, nj: Int) {
+        // The tile's parallelogram and the texel rows it meets.
+        let c0 = q, c1 = q + Double(ni) * ex, c2 = c1 + Double(nj) * ey, c3 = q + Double(nj) * ey
+        let ymin = min(c0.y, c1.y, c2.y, c3.y), ymax = max(c0.y, c1.y, c2.y, c3.y)
+        let k0 = max(0, floorInt(ymin)), k1 = min(ceilInt(texels.spanY) - 1, ceilInt(ymax) - 1)
+        let count = max(0, min(rowCapacity, k1 - k0 + 1))
+        var used = 0
+        for r in 0..<count {
+            let k = k0 + r
+            // The parallelogram's x-extent over the strip [k, k + 1].
             let y0 = Double(k), y1 = Double(k + 1)
-            var m = 0
             var xlo = Double.infinity, xhi = -Double.infinity
-            for e in 0..<n {
-                let lo = max(edgeLo[e], y0), hi = min(edgeHi[e], y1)
-                guard hi > lo else { continue }
-                // The edge's x at the strip's clipped y-range, in the edge's direction.
-                let a = poly[e], down = a.y == edgeLo[e] && a.y != edgeHi[e]
-                let ya = down ? lo : hi, yb = down ? hi : lo
-                let slope = edgeSlope[e]
-                let x0 = a.x + (ya - a.y) * slope, x1 = a.x + (yb - a.y) * slope
-                let plo = min(x0, x1), phi = max(x0, x1)
-                let piece = Piece(x0: x0, x1: x1, lo: plo, hi: phi, dy: (yb - ya) * sign,
-                                  inverseWidth: phi > plo ? 1 / (phi - plo) : 0)
-                pieces[m] = piece; m += 1
-                xlo = min(xlo, piece.lo); xhi = max(xhi, piece.hi)
+            @inline(__always) func extend(_ a: SIMD2<Double>, _ b: SIMD2<Double>) {
+                let lo = max(min(a.y, b.y), y0), hi = min(max(a.y, b.y), y1)
+                guard lo <= hi, a.y != b.y else { return }
+                let s = (b.x - a.x) / (b.y - a.y)
+                let xa = a.x + (lo - a.y) * s, xb = a.x + (hi - a.y) * s
+                xlo = min(xlo, xa, xb); xhi = max(xhi, xa, xb)
             }
-            guard m > 0 else { continue }
-            // Columns touched: c0 ..< c1. G bends only inside a piece's x-range, so the columns
-            // meeting some piece's [floor(lo), ceil(hi)) are weighted one by one and the runs
-            // between them share one weight. The ranges, merged, in order (m ≤ 8).
-            let c0 = max(0, floorInt(xlo)), c1 = min(texels.width, ceilInt(xhi))
-            guard c0 < c1 else { continue }
-            var ranges = 0
-            for q in 0..<m {
-                var a = max(c0, floorInt(pieces[q].lo)), b = min(c1, max(a + 1, ceilInt(pieces[q].hi)))
-                var r = 0
-                while r < ranges && ends[r] < a { r += 1 }
-                if r < ranges && starts[r] <= b {
-                    a = min(a, starts[r]); b = max(b, ends[r])
-                    starts[r] = a; ends[r] = b
-                    // Absorb the later ranges the grown one now reaches.
-                    while r + 1 < ranges && starts[r + 1] <= ends[r] {
-                        ends[r] = max(ends[r], ends[r + 1])
-                        var z = r + 1
-                        while z + 1 < ranges { starts[z] = starts[z + 1]; ends[z] = ends[z + 1]; z += 1 }
-                        ranges -= 1
-                    }
-                } else {
-                    var z = ranges
-                    while z > r { starts[z] = starts[z - 1]; ends[z] = ends[z - 1]; z -= 1 }
-                    starts[r] = a; ends[r] = b
-                    ranges += 1
+            extend(c0, c1); extend(c1, c2); extend(c2, c3); extend(c3, c0)
+            let cl = xlo.isFinite ? min(max(0, floorInt(xlo)), texels.width) : 0
+            let cr = xhi.isFinite ? max(cl, min(texels.width, ceilInt(xhi))) : cl
+            let m = max(0, min(cr - cl, capacity - used - 1))
+            let p = prefix + used
+            rows[r] = Row(base: p - cl, first: Double(cl), last: min(texels.spanX, Double(cl + m)), lastColumn: cl + m - 1)
+            let row = UnsafeRawPointer(texels.row(k))
+            p[0] = SIMD4()
+            if !texels.premultiply {
+                // Integer prefix sums: one dependent integer add a texel.
+                var acc = SIMD4<UInt32>()
+                for c in 0..<m {
+                    let word = row.loadUnaligned(fromByteOffset: 4 * (cl + c), as: UInt32.self)
+                    acc &+= SIMD4<UInt32>(repeating: word) &>> SIMD4<UInt32>(0, 8, 16, 24) & 0xFF
+                    p[c + 1] = acc
+                }
+            } else {
+                var acc = SIMD4<Float>()
+                for c in 0..<m {
+                    acc += texels.texel(texels.row(k), cl + c)
+                    p[c + 1] = unsafeBitCast(acc, to: SIMD4<UInt32>.self)
                 }
             }
-            let row = texels.row(k)
-            var c = c0
-            var gc = g(Double(c), m)
-            for r in 0...ranges {
-                let a = r < ranges ? starts[r] : c1, b = r < ranges ? ends[r] : c1
-                if a > c {
-                    // c ..< a lies in no piece's range: equal weights.
-                    let ga = g(Double(a), m)
-                    let w = (ga - gc) / Double(a - c)
-                    if w != 0 { total += Float(w) * texels.sum(row, c, a); weightSum += w * Double(a - c) }
-                    gc = ga; c = a
-                }
-                while c < b {
-                    let gn = g(Double(c + 1), m)
-                    let w = gn - gc
-                    if w != 0 { total += Float(w) * texels.texel(row, c); weightSum += w }
-                    gc = gn; c += 1
-                }
+            used += m + 1
+        }
+        for b in 0...nj {
+            for a in 0..<ni {
+                let p = q + Double(a) * ex + Double(b) * ey
+                h[a + b * n] = edge(p, p + ex, k0: k0, rows: count)
             }
         }
-        guard weightSum > 0 else { return nil }
-        return total * Float(1 / weightSum)
+        for b in 0..<nj {
+            for a in 0...ni {
+                let p = q + Double(a) * ex + Double(b) * ey
+                v[a + b * (n + 1)] = edge(p, p + ey, k0: k0, rows: count)
+            }
+        }
     }
 
-    /// Clips `poly` (convex) to [0, width] × [0, height]; the result (≤ 8 vertices) is written
-    /// back into `poly`, `spare` (8 slots) is scratch. Returns the vertex count.
-    static func clip(_ poly: UnsafeMutablePointer<SIMD2<Double>>, count: Int, spare: UnsafeMutablePointer<SIMD2<Double>>,
-                     width: Double, height: Double) -> Int {
-        var src = poly, dst = spare, n = count
-        // Planes as (axis, sign, bound): keep sign·p[axis] ≤ sign·bound.
-        for (axis, sign, bound) in [(0, -1.0, 0.0), (0, 1.0, width), (1, -1.0, 0.0), (1, 1.0, height)] {
-            var kept = 0
-            for k in 0..<n {
-                let a = src[k], b = src[k + 1 == n ? 0 : k + 1]
-                let da = sign * (a[axis] - bound), db = sign * (b[axis] - bound)
-                if da <= 0 { dst[kept] = a; kept += 1 }
-                if (da <= 0) != (db <= 0) {
-                    let t = da / (da - db)
-                    var p = a + (b - a) * t
-                    p[axis] = bound
-                    dst[kept] = p; kept += 1
+    /// A prefix entry as floats: integers below 2^23 through their bit pattern (2^23 + v has v
+    /// in its low mantissa bits), floats as stored.
+    @inline(__always) private func value(_ p: SIMD4<UInt32>) -> SIMD4<Float> {
+        if texels.premultiply { return unsafeBitCast(p, to: SIMD4<Float>.self) }
+        return unsafeBitCast(p | 0x4B00_0000, to: SIMD4<Float>.self) - 8_388_608
+    }
+
+    /// F at x in a texel row of the tile: the row's prefix sum, linear inside a texel, clamped
+    /// to the columns held and to the image's span.
+    @inline(__always) private func f(_ row: Row, _ x: Double) -> SIMD4<Float> {
+        guard row.lastColumn >= 0, row.last > row.first else { return SIMD4() }
+        let xc = min(max(x, row.first), row.last)
+        let c = min(Int(xc), row.lastColumn)
+        let p0 = value(row.base[c])
+        return p0 + (value(row.base[c + 1]) - p0) * Float(xc - Double(c))
+    }
+
+    /// ∫ F dy along the segment from a to b, over the tile's `rows` texel rows from k0.
+    @inline(__always) private func edge(_ a: SIMD2<Double>, _ b: SIMD2<Double>, k0: Int, rows count: Int) -> SIMD4<Float> {
+        let dy = b.y - a.y
+        guard dy != 0, count > 0 else { return SIMD4() }
+        let ylo = max(min(a.y, b.y), Double(k0)), yhi = min(max(a.y, b.y), Double(k0 + count), texels.spanY)
+        guard ylo < yhi else { return SIMD4() }
+        let slope = (b.x - a.x) / dy
+        let spanX = texels.spanX
+        var total = SIMD4<Float>()
+        var y0 = ylo
+        var r = min(count - 1, floorInt(ylo) - k0)
+        while y0 < yhi && r < count {
+            let row = rows[r]
+            let y1 = min(Double(k0 + r + 1), yhi)
+            let x0 = a.x + (y0 - a.y) * slope, x1 = a.x + (y1 - a.y) * slope
+            let height = y1 - y0
+            let lo = min(x0, x1), hi = max(x0, x1)
+            let cell = floorInt(lo)
+            if Double(cell + 1) >= hi || hi - lo < 1e-12 {
+                // Within one texel column: F is linear along the piece, take its midpoint.
+                total += f(row, (lo + hi) / 2) * Float(height)
+            } else if lo >= row.first && hi <= row.last {
+                // Across whole texel columns, nothing clamped: the partial columns at both ends
+                // at their midpoints, and each whole column c in between at its midpoint, where
+                // F is the mean of P(c) and P(c + 1); all with the same height per unit of x.
+                let perX = height / (hi - lo)
+                let c1 = floorInt(hi)
+                var piece = f(row, (lo + Double(cell + 1)) / 2) * Float((Double(cell + 1) - lo) * perX)
+                if hi > Double(c1) { piece += f(row, (Double(c1) + hi) / 2) * Float((hi - Double(c1)) * perX) }
+                if c1 > cell + 1 {
+                    var inner = (value(row.base[cell + 1]) + value(row.base[c1])) * 0.5
+                    var c = cell + 2
+                    while c < c1 { inner += value(row.base[c]); c += 1 }
+                    piece += inner * Float(perX)
+                }
+                total += piece
+            } else {
+                // Split where it crosses texel columns (and the image's right edge): F is
+                // linear in each piece; each piece's share of the height is its share of x.
+                let perX = height / (hi - lo)
+                var p = lo, next = Double(cell + 1)
+                while p < hi {
+                    var end = min(hi, next)
+                    if p < spanX && spanX < end { end = spanX }
+                    total += f(row, (p + end) / 2) * Float((end - p) * perX)
+                    if end == next { next += 1 }
+                    p = end
                 }
             }
-            swap(&src, &dst)
-            n = kept
-            if n < 3 { return 0 }
+            y0 = y1; r += 1
         }
-        if src != poly { for k in 0..<n { poly[k] = src[k] } }
-        return n
+        return dy > 0 ? total : -total
     }
 }

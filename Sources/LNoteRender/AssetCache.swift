@@ -10,9 +10,9 @@ import LNoteShape
 /// Each asset is read and decoded once per decode size and shared by every placement and page
 /// that shows it, across threads: one cache serves all of an export's or a regeneration's
 /// workers. A second worker asking for an image being decoded waits for it instead of decoding
-/// it again. JPEGs are decoded at the smallest DCT scale that keeps `jpegHeadroom` texels per
-/// frame pixel (a 4000 px photo in a 268 px frame: 1/2), and the drawing's area average does
-/// the rest.
+/// it again. JPEGs are decoded at the smallest DCT scale that keeps `jpegHeadroom` samples of their
+/// coarsest component per frame pixel (a 4000 px 4:2:0 photo: whole in frames from 32 px
+/// wide), and the drawing's area average does the rest.
 ///
 /// Memory: the images held are counted (`bytesHeld`, 4 bytes per texel) and kept within
 /// `budgetBytes`, least recently used dropped first; an image larger than the whole budget is
@@ -36,7 +36,8 @@ public final class AssetCache: @unchecked Sendable {
     private var textures: [String: Entry] = [:]
     private var decoding: Set<String> = []
     private var failures: [String: LNoteError] = [:]
-    private var infos: [String: ImageInfo] = [:]
+    /// Per asset: its header, and for a JPEG its coarsest component's sample size (`ImageDecoder.jpegChromaScale`).
+    private var infos: [String: (info: ImageInfo, chroma: (x: Int, y: Int))] = [:]
     private var clock = 0
     private var held = 0
     private var decodes = 0
@@ -46,10 +47,15 @@ public final class AssetCache: @unchecked Sendable {
     /// Decodes done so far (one per asset and decode size while it stays cached).
     public var decodeCount: Int { condition.lock(); defer { condition.unlock() }; return decodes }
 
+    /// Whether each decoded image keeps its resampled frames (`ResampleStore`) for the next draw.
+    public let keepsResampledFrames: Bool
+
     /// `jpegHeadroom`: `Int.max` decodes every JPEG whole (what the exactness tests compare with).
-    public init(budgetBytes: Int = 512 << 20, jpegHeadroom: Int = ImageDecoder.jpegHeadroom) {
+    /// `keepsResampledFrames: false` resamples every draw again (the bench's draw-only figure).
+    public init(budgetBytes: Int = 512 << 20, jpegHeadroom: Int = ImageDecoder.jpegHeadroom, keepsResampledFrames: Bool = true) {
         self.budgetBytes = budgetBytes
         self.jpegHeadroom = max(1, jpegHeadroom)
+        self.keepsResampledFrames = keepsResampledFrames
     }
 
     /// `image(_:in:transform:)` at `scale` pixels per point (only the frame's size matters).
@@ -67,27 +73,27 @@ public final class AssetCache: @unchecked Sendable {
         let file = "assets/\(placement.asset)"
         // The header alone decides the decode size, so a cached image needs no file read.
         var data: [UInt8]? = nil
-        let info: ImageInfo
+        let info: ImageInfo, chroma: (x: Int, y: Int)
         condition.lock()
         if let failure = failures[nameKey] { condition.unlock(); throw failure }
         if let known = infos[nameKey] {
             condition.unlock()
-            info = known
+            (info, chroma) = known
         } else {
             condition.unlock()
             do throws(LNoteError) {
                 let bytes = try package.readAsset(placement.asset)
-                info = try Self.probe(bytes, file: file)
+                (info, chroma) = try Self.probe(bytes, file: file)
                 data = bytes
             } catch {
                 record(failure: error, for: nameKey)
                 throw error
             }
-            condition.lock(); infos[nameKey] = info; condition.unlock()
+            condition.lock(); infos[nameKey] = (info, chroma); condition.unlock()
         }
         let denominator = info.format == .jpeg
             ? ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height, target: target,
-                                                headroom: jpegHeadroom) : 1
+                                                headroom: jpegHeadroom, chromaScale: chroma) : 1
         let key = nameKey + "@\(denominator)"
 
         condition.lock()
@@ -122,7 +128,8 @@ public final class AssetCache: @unchecked Sendable {
         let texture: ImageTexture
         do throws(LNoteError) {
             if let finer {
-                texture = finer.texture.boxReduced(by: finer.factor)
+                let f = finer.factor, w = finer.texture.width, h = finer.texture.height
+                texture = finer.texture.boxReduced(by: f, resampleBudget: resampleBudget(texels: ((w + f - 1) / f) * ((h + f - 1) / f)))
                 condition.lock()
                 decoding.remove(key)
                 remember(texture, key: key)
@@ -132,9 +139,12 @@ public final class AssetCache: @unchecked Sendable {
             }
             let bytes: [UInt8]
             if let data { bytes = data } else { bytes = try package.readAsset(placement.asset) }
-            let bitmap = try Self.decode(bytes, target: target, headroom: jpegHeadroom, file: file)
+            let bitmap = try Self.decode(bytes, jpegScaleDenominator: denominator, file: file)
             // A JPEG decoded at 1/d fills W/d of its ceil(W/d) texels (see ImageTexture.spanX).
-            texture = ImageTexture(bitmap, span: (Double(info.width) / Double(denominator), Double(info.height) / Double(denominator)))
+            texture = ImageTexture(bitmap, span: (Double(info.width) / Double(denominator), Double(info.height) / Double(denominator)),
+                                   resampleBudget: resampleBudget(texels: bitmap.width * bitmap.height),
+                                   // libjpeg writes alpha 255, and so does the shim's CMYK conversion.
+                                   knownOpaque: info.format == .jpeg)
         } catch {
             condition.lock()
             decoding.remove(key)
@@ -181,24 +191,31 @@ public final class AssetCache: @unchecked Sendable {
         let file = "assets/\(name)"
         let bytes = try package.readAsset(name)
         _ = try probe(bytes, file: file)
-        _ = try decode(bytes, target: (width: 1, height: 1), file: file)
+        _ = try decode(bytes, jpegScaleDenominator: 8, file: file)
     }
 
-    private static func probe(_ data: [UInt8], file: String) throws(LNoteError) -> ImageInfo {
+    private static func probe(_ data: [UInt8], file: String) throws(LNoteError) -> (ImageInfo, (x: Int, y: Int)) {
         do {
-            return try ImageDecoder.probe(data)
+            let info = try ImageDecoder.probe(data)
+            return (info, info.format == .jpeg ? try ImageDecoder.jpegChromaScale(data) : (1, 1))
         } catch {
             throw LNoteError(.invalid, file: file, rule: "image", message: error.description)
         }
     }
 
-    private static func decode(_ data: [UInt8], target: (width: Int, height: Int), headroom: Int = 1,
-                               file: String) throws(LNoteError) -> Bitmap {
+    private static func decode(_ data: [UInt8], jpegScaleDenominator d: Int, file: String) throws(LNoteError) -> Bitmap {
         do {
-            return try ImageDecoder.decode(data, maxPixels: maxAssetPixels, targetSize: target, headroom: headroom)
+            return try ImageDecoder.decode(data, maxPixels: maxAssetPixels, jpegScaleDenominator: d)
         } catch {
             throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, rule: "image", message: error.description)
         }
+    }
+
+    /// Bytes of resampled frames kept with a decoded image (`ResampleStore`, counted with it):
+    /// half its own size, from 256 KiB to 16 MiB (a 12-MP photo's frames at 1x and in a
+    /// thumbnail together take about 8 MiB).
+    func resampleBudget(texels: Int) -> Int {
+        keepsResampledFrames ? min(16 << 20, max(256 << 10, texels * 2)) : 0
     }
 
     /// A length in pixels as whole pixels, at least 1, clamped to a sane range.

@@ -3,6 +3,7 @@ import XCTest
 import LNoteBitmap
 import LNoteCodecs
 import LNoteFormat
+import LNoteRaster
 @testable import LNoteRender
 
 /// AssetCache: one decode per asset and decode size, shared by placements, pages, threads and
@@ -27,6 +28,9 @@ final class AssetCacheTests: XCTestCase {
 
     let jpg = "D0000000-0000-4000-8000-000000000001.jpg", png = "D0000000-0000-4000-8000-000000000002.png"
 
+    /// Bytes a w × h decoded image holds in the cache: its texels and its resampled frames' budget.
+    func held(_ w: Int, _ h: Int) -> Int { w * h * 4 + min(16 << 20, max(256 << 10, w * h * 2)) }
+
     func testOneDecodePerAssetAndSizeSharedByPlacementsAndThreads() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -41,28 +45,31 @@ final class AssetCacheTests: XCTestCase {
             _ = try? cache.image(ImagePlacement(asset: png, x: 0, y: 0, width: 1000, height: 700), in: p, scale: 1)
         }
         XCTAssertEqual(cache.decodeCount, 2)
-        // A 4:1 shrink with headroom 4 keeps the JPEG whole; 50:1 decodes it at 1/8.
+        // A 6.7:1 shrink keeps the (4:2:0) JPEG whole, and so does 50:1 (16 × 12 px); a 1 × 1 px
+        // frame still has 50 × 37 chroma samples at 1/8 (ImageDecoder.jpegHeadroom = 32).
         let whole = try cache.image(big, in: p, scale: 0.3)
         XCTAssertEqual(whole.width, 800)
-        let small = try cache.image(ImagePlacement(asset: jpg, x: 0, y: 0, width: 160, height: 120), in: p, scale: 1)
+        XCTAssertEqual(try cache.image(ImagePlacement(asset: jpg, x: 0, y: 0, width: 160, height: 120), in: p, scale: 1).width, 800)
+        let small = try cache.image(ImagePlacement(asset: jpg, x: 0, y: 0, width: 10, height: 10), in: p, scale: 1)
         XCTAssertEqual(small.width, 100, "derived from the whole decode by 8×8 block means")
         XCTAssertEqual(small.spanX, 100, accuracy: 1e-9)
         XCTAssertEqual(cache.decodeCount, 2, "the coarser one came from the finer decode held")
-        XCTAssertEqual(cache.bytesHeld, 800 * 600 * 4 + 300 * 200 * 4 + 100 * 75 * 4)
+        XCTAssertEqual(cache.bytesHeld, held(800, 600) + held(300, 200) + held(100, 75))
     }
 
     func testBudgetDropsLeastRecentlyUsedAndNeverHoldsMore() throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let p = try package(in: dir, assets: [jpg: solid(400, 300, 90), png: solid(300, 200, 200)])
-        // Room for the PNG (240,000 bytes) or the JPEG (480,000), not both.
-        let cache = AssetCache(budgetBytes: 500_000)
+        // Room for the PNG (240,000 bytes + 256 KiB of resampled frames) or the JPEG (480,000 +
+        // 256 KiB), not both.
+        let cache = AssetCache(budgetBytes: held(400, 300) + 10)
         let a = ImagePlacement(asset: jpg, x: 0, y: 0, width: 4000, height: 3000)
         let b = ImagePlacement(asset: png, x: 0, y: 0, width: 3000, height: 2000)
         _ = try cache.image(a, in: p, scale: 1)
         _ = try cache.image(b, in: p, scale: 1)
-        XCTAssertLessThanOrEqual(cache.bytesHeld, 500_000)
-        XCTAssertEqual(cache.bytesHeld, 300 * 200 * 4)
+        XCTAssertLessThanOrEqual(cache.bytesHeld, held(400, 300) + 10)
+        XCTAssertEqual(cache.bytesHeld, held(300, 200))
         _ = try cache.image(b, in: p, scale: 1)
         XCTAssertEqual(cache.decodeCount, 2, "the PNG stayed")
         _ = try cache.image(a, in: p, scale: 1)
@@ -86,6 +93,38 @@ final class AssetCacheTests: XCTestCase {
         let place = ImagePlacement(asset: png, x: 0, y: 0, width: 40, height: 40)
         XCTAssertEqual(try cache.image(place, in: one, scale: 1).bitmap.pixels[0], 10)
         XCTAssertEqual(try cache.image(place, in: two, scale: 1).bitmap.pixels[0], 240)
+    }
+
+    func testAFrameIsResampledOnceAndDrawnAgainFromTheStore() throws {
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var pixels = [UInt8](repeating: 255, count: 300 * 200 * 4)
+        for k in 0..<(300 * 200) { pixels[4 * k] = UInt8(k % 251); pixels[4 * k + 1] = UInt8((k / 300) % 256); pixels[4 * k + 3] = UInt8(k % 7 == 0 ? 0 : 200) }
+        let p = try package(in: dir, assets: [png: Bitmap(width: 300, height: 200, pixels: pixels, isPremultiplied: false)])
+        let cache = AssetCache()
+        func render(_ placement: ImagePlacement, store: Bool) throws -> [UInt8] {
+            let texture = try cache.image(placement, in: p, scale: 1)
+            var canvas = Canvas(width: 90, height: 80)
+            canvas.fill(.white)
+            canvas.draw(image: store ? texture : ImageTexture(texture.bitmap), placement: placement, scale: 1)
+            return canvas.bitmap.pixels
+        }
+        for rotation in [0, 90000, 12500] {
+            let placement = ImagePlacement(asset: png, x: 103, y: 150, width: 611, height: 407, rotation: rotation, opacity: 800)
+            let store = try XCTUnwrap(try cache.image(placement, in: p, scale: 1).resamples)
+            let hits = store.hits
+            let first = try render(placement, store: true), again = try render(placement, store: true)
+            XCTAssertEqual(store.hits, hits + 1, "the second draw came from the store")
+            XCTAssertEqual(first, again)
+            XCTAssertEqual(first, try render(placement, store: false), "resampled straight onto the canvas: the same pixels")
+            // A frame partly off the canvas is drawn directly, not kept.
+            let off = ImagePlacement(asset: png, x: 500, y: 150, width: 611, height: 407, rotation: rotation)
+            XCTAssertEqual(try render(off, store: true), try render(off, store: false))
+            XCTAssertEqual(store.hits, hits + 1)
+        }
+        let store = try XCTUnwrap(try cache.image(ImagePlacement(asset: png, x: 0, y: 0, width: 10, height: 10), in: p, scale: 1).resamples)
+        XCTAssertGreaterThan(store.bytesHeld, 0)
+        XCTAssertLessThanOrEqual(store.bytesHeld, store.budgetBytes)
     }
 
     func testExportCountsTheImageCacheInItsBudget() {

@@ -6,7 +6,9 @@
 // on the frame's edges. Cases: shrink ratios 2:1 … 100:1 × rotations 0, 7, 45, 90, 180 and
 // −30°, for grey and colour (4:2:0) JPEG, RGB, RGBA and palette PNG, on fine detail (1-px
 // checkerboards, dashes and 1-px lines, noise, hard alpha edges); the content cycles with
-// ratio and rotation so each format meets each content at several ratios and angles.
+// ratio and rotation so each format meets each content at several ratios and angles. JPEGs are
+// held to these thresholds both decoded whole and decoded as renders decode them, including
+// 5.5-MP ones at 210:1 that go through libjpeg's 1/4 and 1/8 scaling.
 //
 // Enlargement is bilinear (section 6) and checked against the bilinear reference separately.
 //
@@ -48,13 +50,10 @@ final class ImageAreaAverageTests: XCTestCase {
 
     /// Every ratio × every rotation for `format`.
     ///
-    /// A JPEG is checked twice. Decoded whole, it must meet the thresholds like a PNG: that is
-    /// the filter's exactness. Decoded the way renders do (DCT-scaled, `jpegHeadroom` texels
-    /// per pixel), each texel is (about) the mean of a d×d block, and where a pixel edge cuts
-    /// a block the average differs from the full decode's; on 1-px lines and dashes that
-    /// exceeds 8/255 at some ratios (measured: up to 20/255 at 13:1 with headroom 4, see
-    /// ImageDecoder.decode). That run is held to the two bounds it meets (none over 24/255,
-    /// frame-edge mean ≤ 6/255) everywhere, and to all three wherever the decode was whole.
+    /// A JPEG is checked twice, against the same thresholds: decoded whole (the filter's
+    /// exactness) and decoded the way renders do (`AssetCache` with `ImageDecoder.jpegHeadroom`:
+    /// DCT-scaled where the ratio leaves enough samples of the coarsest component per pixel —
+    /// here grey at 100:1, at 1/2; the rest whole; `testBigJPEGsDCTScaled` has 1/2, 1/4 and 1/8).
     func checkShrinking(_ format: Format) throws {
         var cases: [Case] = []
         for (r, ratio) in Self.ratios.enumerated() {
@@ -65,10 +64,26 @@ final class ImageAreaAverageTests: XCTestCase {
         }
         if format == .greyJPEG || format == .colourJPEG {
             try run(cases, assets: AssetCache(jpegHeadroom: .max))
-            try run(cases, dctScaled: true)
+            try run(cases)
         } else {
             try run(cases)
         }
+    }
+
+    /// Big JPEGs (5.6 and 6 MP) in small frames, decoded as renders decode them: the DCT-scaled
+    /// path (grey at 1/4 and 1/8, colour 4:2:0 at 1/2 and 1/4; the test fails if a decode was
+    /// whole), held to the same thresholds as every other case.
+    func testBigJPEGsDCTScaled() throws {
+        var cases: [Case] = []
+        for format in [Format.greyJPEG, .colourJPEG] {
+            for (content, rotation) in [(Content.dashes, 0), (.dashes, 7000), (.checker, -30000), (.noise, 90000)] {
+                cases.append(Case(format: format, content: content, ratio: 210, rotation: rotation))
+            }
+            for (content, rotation) in [(Content.dashes, 45000), (.checker, 180000)] {
+                cases.append(Case(format: format, content: content, ratio: 280, rotation: rotation))
+            }
+        }
+        try run(cases, expectScaled: true)
     }
 
     func testNearOneToOne() throws {
@@ -115,10 +130,11 @@ final class ImageAreaAverageTests: XCTestCase {
     /// a few hundred interior pixels; not square, and the image's two axes shrunk by slightly
     /// different ratios.
     func frameSize(_ c: Case) -> (Double, Double) {
-        c.ratio >= 27 ? (12.3, 9.7) : c.ratio <= 1 ? (23.3, 17.7) : (17.3, 13.7)
+        c.ratio >= 250 ? (9.3, 7.7) : c.ratio >= 27 ? (12.3, 9.7) : c.ratio <= 1 ? (23.3, 17.7) : (17.3, 13.7)
     }
 
-    func run(_ cases: [Case], enlarged: Bool = false, dctScaled: Bool = false, assets: AssetCache = AssetCache(),
+    /// `expectScaled`: each JPEG must have been DCT-scaled (the case is about that path).
+    func run(_ cases: [Case], enlarged: Bool = false, expectScaled: Bool = false, assets: AssetCache = AssetCache(),
              file: StaticString = #filePath, line: UInt = #line) throws {
         let dir = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -153,11 +169,12 @@ final class ImageAreaAverageTests: XCTestCase {
             let full = try ImageDecoder.decode(try package.readAsset(name))
             let decodedWhole = texture.width == full.width && texture.height == full.height
             let frame = ImageReference.Frame(placement, scale: 1)
-            // 48 × 48 jittered sub-samples, 128 × 128 beyond 40:1 (where a cell of 48 would hold
-            // several texels and the jitter becomes plain random sampling, σ ≈ 2.6 levels on a
-            // checkerboard): the reference's own error, measured against 128 × 128 on the PNG
-            // cases, stays under about 2 levels.
-            let samples = c.ratio > 40 ? 128 : 48
+            // 48 × 48 jittered sub-samples, 128 × 128 beyond 40:1 and 256 × 256 beyond 100:1
+            // (where a cell of 48 would hold several texels and the jitter becomes plain random
+            // sampling, σ ≈ 2.6 levels on a checkerboard): the reference's own error, measured
+            // against the next finer grid on the PNG and whole-decoded cases, stays under about
+            // 2 levels.
+            let samples = c.ratio > 100 ? 256 : c.ratio > 40 ? 128 : 48
             let texels = ImageReference.Texels(full)
             var stats = ImageErrorStats()
             for j in 0..<side {
@@ -172,13 +189,13 @@ final class ImageAreaAverageTests: XCTestCase {
                     stats.add(kind, actual: Array(canvas.bitmap.pixels[o..<(o + 3)]), reference: reference, at: (i, j))
                 }
             }
-            let how = dctScaled ? " (decoded at \(texture.width)×\(texture.height) of \(full.width)×\(full.height))" : ""
+            let how = decodedWhole ? "" : " (decoded at \(texture.width)×\(texture.height) of \(full.width)×\(full.height))"
             print("image-reference: \(c)\(how): \(stats)")
-            let within = stats.interiorWithin8 >= 0.99 || (dctScaled && !decodedWhole)
             let ok = enlarged
                 ? stats.interiorMax <= 1.01 && stats.interior > 100
-                : within && stats.interiorMax <= 24 && stats.edgeMean <= 6 && stats.interior > 40
-            if !ok { failures.append("\(c): \(stats)") }
+                : stats.interiorWithin8 >= 0.99 && stats.interiorMax <= 24 && stats.edgeMean <= 6 && stats.interior > 40
+            if !ok { failures.append("\(c)\(how): \(stats)") }
+            if expectScaled && decodedWhole { failures.append("\(c): decoded whole, not DCT-scaled") }
         }
         XCTAssert(failures.isEmpty, "\(failures.count) of \(cases.count) cases beyond the tolerance:\n" + failures.joined(separator: "\n"),
                   file: file, line: line)

@@ -1,7 +1,9 @@
 // The photo-heavy page: a 12-megapixel JPEG photo twice (once upright across the page, once
 // smaller and rotated -7 degrees), and a 1600×1200 RGBA PNG rotated 12.5 degrees, on one page.
 // Timed at the thumbnail width (320 px) and at scale 1: with a fresh AssetCache per run (decode
-// and draw, what a thumbnail or a one-page export pays), and with a warm one (the draw alone);
+// and draw, what a thumbnail or a one-page export pays), with a warm one (decoded images and
+// their resampled frames kept: compositing alone), and warm but resampling every frame again
+// (`warm_resampling`: the filter's cost without the decode);
 // and the 12-MP photo's decode alone at DCT scales 1/1, 1/2, 1/4 and 1/8.
 
 import Foundation
@@ -78,7 +80,13 @@ func photoPage(work: String, runs: Int) throws -> [String: Any] {
         let warm = try measure(runs: runs) {
             keep(try PageRenderer.render(page, of: package, options: options, assets: warmCache).bitmap)
         }
-        out[tag] = ["cold_ms": rounded(cold.median), "warm_ms": rounded(warm.median), "cold": cold.json, "warm": warm.json]
+        // Warm, but each frame resampled again (no ResampleStore): the draw alone.
+        let drawCache = AssetCache(keepsResampledFrames: false)
+        let draw = try measure(runs: runs) {
+            keep(try PageRenderer.render(page, of: package, options: options, assets: drawCache).bitmap)
+        }
+        out[tag] = ["cold_ms": rounded(cold.median), "warm_ms": rounded(warm.median), "warm_resampling_ms": rounded(draw.median),
+                    "cold": cold.json, "warm": warm.json, "warm_resampling": draw.json]
     }
     // The 12-MP photo's decode alone at each DCT scale: what the JPEG headroom costs.
     let jpeg = try package.readAsset("A1B2C3D4-0000-4000-8000-0000000000A1.jpg")

@@ -89,6 +89,9 @@ typedef struct {
     uint32_t output_width, output_height;  // after DCT scaling by 1/scale_denom
     int components;                         // 1 grey, 3 YCbCr/RGB, 4 CMYK/YCCK
     int color_space;                        // libjpeg J_COLOR_SPACE of the file
+    // How many image pixels the coarsest component's samples span along x and y (max / min
+    // sampling factor): 2 and 2 for YCbCr 4:2:0, 1 and 1 for grey or 4:4:4.
+    int chroma_scale_x, chroma_scale_y;
 } lnc_jpeg_info;
 
 /// Reads the markers up to the first SOS (no entropy-coded data): sizes, and the output size
