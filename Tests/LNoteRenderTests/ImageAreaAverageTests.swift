@@ -27,6 +27,7 @@ import LNoteCodecs
 import LNoteFormat
 @testable import LNoteRaster
 @testable import LNoteRender
+import LNoteTestSupport
 
 final class ImageAreaAverageTests: XCTestCase {
     enum Format: String, CaseIterable { case greyJPEG, colourJPEG, rgbPNG, rgbaPNG, palettePNG }
@@ -93,7 +94,7 @@ final class ImageAreaAverageTests: XCTestCase {
                  Case(format: .colourJPEG, content: .noise, ratio: 1.5, rotation: -30000)])
         // Exactly 1:1 on the pixel grid: texel for texel.
         var pixels = [UInt8]()
-        var rng = SplitMix(seed: 11)
+        var rng = SeededRNG(seed: 11)
         for _ in 0..<(9 * 7) { pixels += [UInt8(rng.next() & 255), UInt8(rng.next() & 255), UInt8(rng.next() & 255), 255] }
         let image = Bitmap(width: 9, height: 7, pixels: pixels, isPremultiplied: false)
         var canvas = Canvas(width: 12, height: 10)
@@ -202,19 +203,6 @@ final class ImageAreaAverageTests: XCTestCase {
     }
 }
 
-/// SplitMix64, for reproducible test content.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Test images with fine detail, and their encodings in the five formats.
 enum TestAssets {
     /// The palette of palette PNGs: index 0 is fully transparent.
@@ -227,7 +215,7 @@ enum TestAssets {
         let grey = format == .greyJPEG
         let paletted = format == .palettePNG
         let alpha = format == .rgbaPNG || format == .palettePNG
-        var rng = SplitMix(seed: seed)
+        var rng = SeededRNG(seed: seed)
         var px = [UInt8](repeating: 0, count: width * height * 4)
         for y in 0..<height {
             for x in 0..<width {
