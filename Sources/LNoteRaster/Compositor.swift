@@ -54,7 +54,8 @@ enum Compositor {
     /// The row kernels are C (`CRasterKernels`): the same operations as `sourceOver` above and the
     /// multiply formula (d + (s·(1 − αd) + s·d/255 − d)·a, the premultiplied W3C form: where the
     /// canvas is transparent the source shows as itself), vectorized four pixels at a time.
-    /// `CompositorTests` checks the source-over kernel against `sourceOver` bit for bit.
+    /// `CompositingTests.testRowKernelsMatchThePerPixelFormulas` checks both kernels against
+    /// these formulas bit for bit.
     static func blendRow(dst: UnsafeMutablePointer<UInt8>, coverage: UnsafePointer<Float>, gain: Float, count: Int,
                          color: Color, mode: BlendMode) {
         let sr = Float(color.r), sg = Float(color.g), sb = Float(color.b)

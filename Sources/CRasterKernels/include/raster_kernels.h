@@ -2,8 +2,9 @@
 //
 // The formulas are those of Compositor.swift, operation for operation, so the pixels are the
 // same bit for bit; written in C because Clang vectorizes these loops (four pixels per SSE2
-// vector on baseline x86-64, NEON on arm64) where Swift's per-pixel loop stays scalar: the
-// float → int truncation has no fast generic SIMD form in Swift. No fused multiply-add
+// vector on baseline x86-64, checked with -Rpass=loop-vectorize; the same vectorizer serves
+// arm64's NEON, not measured here) where Swift's per-pixel loop stays scalar: the float → int
+// truncation has no fast generic SIMD form in Swift. No fused multiply-add
 // (contraction is off in row_blend.c), so every target rounds the same way.
 #ifndef LNOTE_RASTER_KERNELS_H
 #define LNOTE_RASTER_KERNELS_H
