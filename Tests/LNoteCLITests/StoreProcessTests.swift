@@ -20,7 +20,13 @@ extension ProcessTests {
             // Half the rounds build a first database, half replace one.
             if round % 2 == 0 { try? FileManager.default.removeItem(atPath: target) }
             try killMidway(["migrate"] + inputs + ["--to", target], after: Double.random(in: 0...(full * 1.1), using: &rng))
-            XCTAssertNotEqual(FileIO.kind(atPath: target + "-wal"), .regular, "round \(round): a -wal beside the target")
+            // What must never be left is a -wal holding frames beside the target: renamed under it,
+            // a new database would be read with the old one's pages. A kill while `checkTarget` has
+            // the old store open, to check that it is one, can leave SQLite's *empty* -wal (and
+            // -shm) beside it; those hold no pages, and install checkpoints or refuses a -wal that
+            // has any. (Seen once in about ten runs of this test.)
+            let wal = (try? FileManager.default.attributesOfItem(atPath: target + "-wal")[.size] as? Int) ?? 0
+            XCTAssertEqual(wal, 0, "round \(round): a -wal with \(wal) bytes of frames beside the target")
             guard FileIO.kind(atPath: target) != .missing else { absent += 1; continue }
             present += 1
             let (status, out) = try runToEnd("lnote-render", ["migrate"] + inputs + ["--to", target, "--verify"])
