@@ -11,12 +11,10 @@ final class ProcessTests: XCTestCase {
     override func setUpWithError() throws { dir = try temporaryDirectory(name) }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
-    func binary(_ name: String) throws -> String { try builtProduct(name) }
-
     @discardableResult
     func runToEnd(_ tool: String, _ args: [String]) throws -> (Int32, String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: try binary(tool))
+        p.executableURL = URL(fileURLWithPath: try builtProduct(tool))
         p.arguments = args
         let pipe = Pipe()
         p.standardOutput = pipe
@@ -60,7 +58,7 @@ final class ProcessTests: XCTestCase {
     /// Starts `lnote-render args`, kills it with SIGKILL after `delay` seconds (if still running).
     func killMidway(_ args: [String], after delay: Double) throws {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: try binary("lnote-render"))
+        p.executableURL = URL(fileURLWithPath: try builtProduct("lnote-render"))
         p.arguments = args
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -75,7 +73,7 @@ final class ProcessTests: XCTestCase {
     func testUnwritableStandardOutputFailsCleanly() throws {
         for args in [["info", Repo.sample], ["check", "--json", Repo.sample], ["--version"]] {
             let p = Process()
-            p.executableURL = URL(fileURLWithPath: try binary("lnote-render"))
+            p.executableURL = URL(fileURLWithPath: try builtProduct("lnote-render"))
             p.arguments = args
             p.standardOutput = try XCTUnwrap(FileHandle(forWritingAtPath: "/dev/full"))
             let err = Pipe()
@@ -170,7 +168,7 @@ final class ProcessTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
         let doc = try Repo.copySample(to: library)
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: try binary("lnote-render"))
+        p.executableURL = URL(fileURLWithPath: try builtProduct("lnote-render"))
         p.arguments = ["watch", library, "--json", "--poll", "--debounce", "0.2", "--jobs", "1"]
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
@@ -213,7 +211,7 @@ final class ProcessTests: XCTestCase {
         let library = try generateLibrary()
         let docs = try packages(in: library)
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: try binary("lnote-render"))
+        p.executableURL = URL(fileURLWithPath: try builtProduct("lnote-render"))
         p.arguments = ["watch", library, "--debounce", "0.2", "--jobs", "2"] + (poll ? ["--poll"] : [])
         let out = Pipe()
         p.standardOutput = out

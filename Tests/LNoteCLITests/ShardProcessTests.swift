@@ -10,13 +10,25 @@ final class ShardProcessTests: XCTestCase {
     override func setUpWithError() throws { dir = try temporaryDirectory(name) }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
-    func binary(_ name: String) throws -> String { try builtProduct(name) }
-
     /// Starts `lnote-render` with exactly `environment` (nothing inherited: no stray engine
     /// variable of the machine running the tests), returning its output once it ends.
     func start(_ args: [String], environment: [String: String]) throws -> () -> (status: Int32, out: String) {
+        try start(executable: try builtProduct("lnote-render"), args, environment: environment)
+    }
+
+    /// Starts `command` with exactly `environment` plus PATH, HOME and LNOTE_RENDER (the binary
+    /// the engine scripts in tools/engines/ run).
+    func start(command: [String], environment: [String: String]) throws -> () -> (status: Int32, out: String) {
+        try start(executable: command[0], Array(command.dropFirst()),
+                  environment: environment.merging(["LNOTE_RENDER": try builtProduct("lnote-render")]) { a, _ in a })
+    }
+
+    /// Starts `executable` with exactly `environment` plus PATH and HOME; the closure waits for
+    /// it and returns its status and standard output.
+    private func start(executable: String, _ args: [String], environment: [String: String]) throws
+        -> () -> (status: Int32, out: String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: try binary("lnote-render"))
+        p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
         p.environment = environment.merging(["PATH": "/usr/bin:/bin", "HOME": dir]) { a, _ in a }
         let out = Pipe(), err = Pipe()
@@ -42,7 +54,7 @@ final class ShardProcessTests: XCTestCase {
     func generateLibrary(documents: Int) throws -> String {
         let library = dir + "/library"
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: try binary("lnote-gen"))
+        p.executableURL = URL(fileURLWithPath: try builtProduct("lnote-gen"))
         p.arguments = ["library", "--out", library, "--seed", "5", "--pages", String(documents)]
         p.standardOutput = FileHandle.nullDevice
         try p.run()
@@ -70,7 +82,7 @@ final class ShardProcessTests: XCTestCase {
     /// Kubernetes manifest, with the volume's mount point replaced by `library`.
     func engineCommand(_ engine: String, library: String) throws -> [String] {
         let files = Repo.root + "/tools/engines/"
-        let binary = try binary("lnote-render")
+        let binary = try builtProduct("lnote-render")
         func container(_ command: [String]) -> [String] {
             command.map { $0 == "lnote-render" ? binary : $0 == "/library" ? library : $0 }
         }
@@ -94,24 +106,6 @@ final class ShardProcessTests: XCTestCase {
             XCTAssertEqual(lines[countLine + 1], "value: \"\(completions)\"", "LNOTE_SHARD_COUNT must equal completions")
             let command = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try line("command:").utf8)) as? [String])
             return container(command)
-        }
-    }
-
-    /// Starts `command` with exactly `environment` plus PATH and HOME.
-    func start(command: [String], environment: [String: String]) throws -> () -> (status: Int32, out: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: command[0])
-        p.arguments = Array(command.dropFirst())
-        p.environment = environment.merging(["PATH": "/usr/bin:/bin", "HOME": dir, "LNOTE_RENDER": try binary("lnote-render")]) { a, _ in a }
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        return {
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            _ = err.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return (p.terminationStatus, String(decoding: data, as: UTF8.self))
         }
     }
 
@@ -181,7 +175,7 @@ final class ShardProcessTests: XCTestCase {
             (["--shard", "2/4", "--shard-count", "4"], [:], "go with --shard auto"),
         ] as [([String], [String: String], String)] {
             let p = Process()
-            p.executableURL = URL(fileURLWithPath: try binary("lnote-render"))
+            p.executableURL = URL(fileURLWithPath: try builtProduct("lnote-render"))
             p.arguments = ["thumbnails", library] + args
             p.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { a, _ in a }
             let err = Pipe()

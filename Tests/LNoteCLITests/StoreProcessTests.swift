@@ -52,7 +52,7 @@ extension ProcessTests {
         // its own process and connection) open and read it again and again.
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/bin/sh")
-        let tool = try binary("lnote-render")
+        let tool = try builtProduct("lnote-render")
         writer.arguments = ["-c", "for i in 1 2 3; do '\(tool)' migrate '\(library)' --to '\(target)' >/dev/null 2>&1 || exit 1; done"]
         try writer.run()
         var reads = 0
