@@ -1,3 +1,4 @@
+import CRasterKernels
 import Glibc
 import LNoteBitmap
 import LNoteFormat
@@ -148,13 +149,13 @@ extension Canvas {
                             let rs = rowSpans[j - box.j0]
                             if rs.coverage <= 0 { continue }
                             for a in 0..<n { sums[a] = SIMD4() }
+                            // Each texel row into all the row's pixels at once: `line` for every
+                            // pixel, float for float, in a C kernel (CRasterKernels) that sums the
+                            // texels between a span's ends four at a time.
+                            let out = UnsafeMutableRawPointer(sums.baseAddress!).assumingMemoryBound(to: Float.self)
                             for b in 0..<rs.count {
-                                let row = texels.row(rs.first + b), wy = yWeights[rs.offset + b]
-                                for a in 0..<n {
-                                    let cs = colSpans[a]
-                                    if cs.coverage <= 0 { continue }
-                                    sums[a] += wy * line(row, cs)
-                                }
+                                lnote_area_row(texels.row(rs.first + b), colSpans.baseAddress, xWeights, Int32(n),
+                                               yWeights[rs.offset + b], texels.premultiply ? 1 : 0, out)
                             }
                             for a in 0..<n where colSpans[a].coverage > 0 {
                                 sink.put(box.i0 + a, j, sums[a] * Float(colSpans[a].coverage * rs.coverage))
@@ -606,7 +607,9 @@ struct TexelReader {
 /// each texel weighted by the length of it inside, partial texels at both ends included.
 /// Enlarged axis: linear interpolation at the pixel centre (texel centres at +0.5, clamped).
 struct AxisWeights {
-    struct Span { var first: Int, count: Int, offset: Int, coverage: Double }
+    /// Texels first ..< first + count, their weights from `offset`, the pixel's share inside
+    /// the frame; a C struct, since the upright filter's row kernel reads these.
+    typealias Span = lnote_axis_span
     private var spans: [Span] = []
     private var weights: [Float] = []
 
@@ -735,22 +738,17 @@ struct EdgeIntegrator {
             let m = max(0, min(cr - cl, capacity - used - 1))
             let p = prefix + used
             rows[r] = Row(base: p - cl, first: Double(cl), last: min(texels.spanX, Double(cl + m)), lastColumn: cl + m - 1)
-            let row = UnsafeRawPointer(texels.row(k))
-            p[0] = SIMD4()
+            // The row's span, summed by a C kernel (CRasterKernels) that also fetches the
+            // next row's span: a tile's rows are short runs an image row apart, and reading
+            // them is most of a big rotated shrink.
+            let start = texels.row(k) + 4 * cl
+            let next = r + 1 < count && k + 1 < texels.height ? texels.row(k + 1) + 4 * cl : nil
+            let out = UnsafeMutableRawPointer(p)
             if !texels.premultiply {
-                // Integer prefix sums: one dependent integer add a texel.
-                var acc = SIMD4<UInt32>()
-                for c in 0..<m {
-                    let word = row.loadUnaligned(fromByteOffset: 4 * (cl + c), as: UInt32.self)
-                    acc &+= SIMD4<UInt32>(repeating: word) &>> SIMD4<UInt32>(0, 8, 16, 24) & 0xFF
-                    p[c + 1] = acc
-                }
+                lnote_prefix_rgba8(start, Int32(m), out.assumingMemoryBound(to: UInt32.self), next)
             } else {
-                var acc = SIMD4<Float>()
-                for c in 0..<m {
-                    acc += texels.texel(texels.row(k), cl + c)
-                    p[c + 1] = unsafeBitCast(acc, to: SIMD4<UInt32>.self)
-                }
+                // Float sums kept as their bit patterns (`value`).
+                lnote_prefix_rgba8_premultiplied(start, Int32(m), out.assumingMemoryBound(to: Float.self), next)
             }
             used += m + 1
         }

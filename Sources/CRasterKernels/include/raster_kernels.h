@@ -1,4 +1,5 @@
-// The raster backend's C kernels: row compositing of strokes (lnote-format.md section 6).
+// The raster backend's C kernels: row compositing of strokes (lnote-format.md section 6), and
+// the prefix sums of texel rows that the image filter integrates (ImageDrawing.swift).
 //
 // The formulas are those of Compositor.swift, operation for operation, so the pixels are the
 // same bit for bit; written in C because Clang vectorizes these loops (four pixels per SSE2
@@ -9,6 +10,7 @@
 #ifndef LNOTE_RASTER_KERNELS_H
 #define LNOTE_RASTER_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// Source-over of the straight colour (sr, sg, sb) onto `count` premultiplied RGBA8 pixels at
@@ -21,5 +23,29 @@ void lnote_blend_row_source_over(uint8_t *dst, const float *coverage, int32_t co
 /// d + (s·(1 − αd) + s·d/255 − d)·a per colour channel, αd + (255 − αd)·a for alpha.
 void lnote_blend_row_multiply(uint8_t *dst, const float *coverage, int32_t count, float gain,
                               float sr, float sg, float sb);
+
+
+/// Prefix sums of `count` straight RGBA8 texels: prefix[4·(c + 1) + k] = the sum of channel k
+/// over texels 0…c, prefix[0…3] = 0 (room for 4·(count + 1) values). `next`, when not null,
+/// is the same span one image row down, fetched into the cache for the call that follows.
+void lnote_prefix_rgba8(const uint8_t *texels, int32_t count, uint32_t *prefix, const uint8_t *next);
+
+/// The same over premultiplied texels, in floats: each texel is (r·m, g·m, b·m, a) with
+/// m = a · (1/255), added in order, rounding as TexelReader.texel and a running SIMD4<Float> sum do.
+void lnote_prefix_rgba8_premultiplied(const uint8_t *texels, int32_t count, float *prefix, const uint8_t *next);
+
+/// One pixel's texels along the image's x axis (ImageDrawing.swift's AxisWeights.Span): texels
+/// first ..< first + count, weights at `offset` in the weight array, and the share of the
+/// pixel inside the frame (0: outside, skipped).
+typedef struct {
+    intptr_t first, count, offset;
+    double coverage;
+} lnote_axis_span;
+
+/// For each of `count` pixels with coverage > 0: sums[4a…4a+3] += wy · (the pixel's span of
+/// `row` weighted by `weights`), the texels read as TexelReader reads them (premultiplied on
+/// read when `premultiply`). Float for float the arithmetic of the Swift loop it replaced.
+void lnote_area_row(const uint8_t *row, const lnote_axis_span *spans, const float *weights, int32_t count, float wy,
+                    int32_t premultiply, float *sums);
 
 #endif

@@ -1,0 +1,151 @@
+#include "raster_kernels.h"
+
+#include <stddef.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+// Same rounding on every target: no a·b + c fused into one FMA (the float path below must add
+// and multiply exactly as the Swift reader it replaced).
+#pragma clang fp contract(off)
+
+// How far ahead, in bytes, the next row's span is prefetched while this one is summed: the
+// rows of a rotated frame's tile are short runs at a stride of a whole image row, which the
+// hardware prefetcher does not follow from one row to the next.
+enum { prefetch_step = 64 };
+
+void lnote_prefix_rgba8(const uint8_t *restrict texels, int32_t count, uint32_t *restrict prefix,
+                        const uint8_t *next) {
+    int32_t c = 0;
+    if (next) {
+        for (int32_t b = 0; b < 4 * count; b += prefetch_step) __builtin_prefetch(next + b, 0, 3);
+    }
+#if defined(__SSE2__)
+    // Four texels a load, widened byte → 16 → 32 bits, one running add each.
+    const __m128i zero = _mm_setzero_si128();
+    __m128i acc = zero;
+    _mm_storeu_si128((__m128i *)prefix, acc);
+    for (; c + 4 <= count; c += 4) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(texels + 4 * c));
+        __m128i lo = _mm_unpacklo_epi8(v, zero), hi = _mm_unpackhi_epi8(v, zero);
+        acc = _mm_add_epi32(acc, _mm_unpacklo_epi16(lo, zero));
+        _mm_storeu_si128((__m128i *)(prefix + 4 * (c + 1)), acc);
+        acc = _mm_add_epi32(acc, _mm_unpackhi_epi16(lo, zero));
+        _mm_storeu_si128((__m128i *)(prefix + 4 * (c + 2)), acc);
+        acc = _mm_add_epi32(acc, _mm_unpacklo_epi16(hi, zero));
+        _mm_storeu_si128((__m128i *)(prefix + 4 * (c + 3)), acc);
+        acc = _mm_add_epi32(acc, _mm_unpackhi_epi16(hi, zero));
+        _mm_storeu_si128((__m128i *)(prefix + 4 * (c + 4)), acc);
+    }
+    uint32_t r = (uint32_t)_mm_cvtsi128_si32(acc);
+    uint32_t g = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(acc, 4));
+    uint32_t b = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(acc, 8));
+    uint32_t a = (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(acc, 12));
+#else
+    uint32_t r = 0, g = 0, b = 0, a = 0;
+    prefix[0] = prefix[1] = prefix[2] = prefix[3] = 0;
+#endif
+    for (; c < count; c++) {
+        const uint8_t *t = texels + 4 * c;
+        r += t[0]; g += t[1]; b += t[2]; a += t[3];
+        uint32_t *p = prefix + 4 * (c + 1);
+        p[0] = r; p[1] = g; p[2] = b; p[3] = a;
+    }
+}
+
+void lnote_prefix_rgba8_premultiplied(const uint8_t *restrict texels, int32_t count, float *restrict prefix,
+                                      const uint8_t *next) {
+    if (next) {
+        for (int32_t b = 0; b < 4 * count; b += prefetch_step) __builtin_prefetch(next + b, 0, 3);
+    }
+    const float inv = 1.0f / 255.0f;
+    float r = 0, g = 0, b = 0, a = 0;
+    prefix[0] = prefix[1] = prefix[2] = prefix[3] = 0;
+    for (int32_t c = 0; c < count; c++) {
+        const uint8_t *t = texels + 4 * c;
+        float m = (float)t[3] * inv;
+        r += (float)t[0] * m; g += (float)t[1] * m; b += (float)t[2] * m; a += (float)t[3];
+        float *p = prefix + 4 * (c + 1);
+        p[0] = r; p[1] = g; p[2] = b; p[3] = a;
+    }
+}
+
+// MARK: Upright frames: one texel row into every pixel of a pixel row
+
+// A texel as TexelReader.texel reads it: exact byte values, premultiplied by m = a · (1/255)
+// when asked (alpha itself kept).
+static inline __attribute__((always_inline)) void read_texel(const uint8_t *t, int premultiply, float v[4]) {
+    v[0] = t[0]; v[1] = t[1]; v[2] = t[2]; v[3] = t[3];
+    if (premultiply) {
+        float m = v[3] * (1.0f / 255.0f);
+        v[0] *= m; v[1] *= m; v[2] *= m;
+    }
+}
+
+// Texels x0..<x1, each weight 1, as TexelReader.sum adds them: premultiplied texels one after
+// another in floats; straight ones as exact integers in blocks of 256 from x0, each block's
+// sum added as a float (the same partition, so the same rounding once a sum passes 2^24).
+static inline __attribute__((always_inline)) void sum_texels(const uint8_t *row, intptr_t x0, intptr_t x1, int premultiply,
+                                                            float acc[4]) {
+    acc[0] = acc[1] = acc[2] = acc[3] = 0;
+    if (premultiply) {
+        for (intptr_t x = x0; x < x1; x++) {
+            float v[4];
+            read_texel(row + 4 * x, 1, v);
+            acc[0] += v[0]; acc[1] += v[1]; acc[2] += v[2]; acc[3] += v[3];
+        }
+        return;
+    }
+    for (intptr_t x = x0; x < x1;) {
+        intptr_t end = x1 - x < 256 ? x1 : x + 256;
+        uint32_t s[4] = {0, 0, 0, 0};
+#if defined(__SSE2__)
+        // Four texels a load, widened to 16-bit lanes: at most 64 loads of 2 · 255 a lane per
+        // block, below 2^16.
+        const __m128i zero = _mm_setzero_si128();
+        __m128i lanes = zero;
+        for (; x + 4 <= end; x += 4) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(row + 4 * x));
+            lanes = _mm_add_epi16(lanes, _mm_add_epi16(_mm_unpacklo_epi8(v, zero), _mm_unpackhi_epi8(v, zero)));
+        }
+        __m128i wide = _mm_add_epi32(_mm_unpacklo_epi16(lanes, zero), _mm_unpackhi_epi16(lanes, zero));
+        uint32_t w[4];
+        _mm_storeu_si128((__m128i *)w, wide);
+        s[0] = w[0]; s[1] = w[1]; s[2] = w[2]; s[3] = w[3];
+#endif
+        for (; x < end; x++) {
+            const uint8_t *t = row + 4 * x;
+            s[0] += t[0]; s[1] += t[1]; s[2] += t[2]; s[3] += t[3];
+        }
+        acc[0] += (float)s[0]; acc[1] += (float)s[1]; acc[2] += (float)s[2]; acc[3] += (float)s[3];
+    }
+}
+
+void lnote_area_row(const uint8_t *restrict row, const lnote_axis_span *restrict spans, const float *restrict weights,
+                    int32_t count, float wy, int32_t premultiply, float *restrict sums) {
+    for (int32_t a = 0; a < count; a++) {
+        const lnote_axis_span s = spans[a];
+        if (!(s.coverage > 0)) continue;
+        const float *w = weights + s.offset;
+        float line[4];
+        if (s.count >= 3) {
+            // Partial texels at both ends; those between share one weight (AxisWeights).
+            intptr_t last = s.first + s.count - 1;
+            float t0[4], mid[4], tl[4];
+            read_texel(row + 4 * s.first, premultiply, t0);
+            sum_texels(row, s.first + 1, last, premultiply, mid);
+            read_texel(row + 4 * last, premultiply, tl);
+            float w1 = w[1], wl = w[s.count - 1];
+            for (int k = 0; k < 4; k++) line[k] = w[0] * t0[k] + w1 * mid[k] + wl * tl[k];
+        } else {
+            line[0] = line[1] = line[2] = line[3] = 0;
+            for (intptr_t i = 0; i < s.count; i++) {
+                float t[4];
+                read_texel(row + 4 * (s.first + i), premultiply, t);
+                for (int k = 0; k < 4; k++) line[k] += w[i] * t[k];
+            }
+        }
+        float *out = sums + 4 * a;
+        for (int k = 0; k < 4; k++) out[k] += wy * line[k];
+    }
+}
