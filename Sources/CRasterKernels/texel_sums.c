@@ -5,8 +5,8 @@
 #include <emmintrin.h>
 #endif
 
-// Same rounding on every target: no a·b + c fused into one FMA (the float path below must add
-// and multiply exactly as the Swift reader it replaced).
+// Same rounding on every target: no a·b + c fused into one FMA. The float arithmetic here is
+// pinned by TexelKernelTests against plain Swift formulas, bit for bit.
 #pragma clang fp contract(off)
 
 // How far ahead, in bytes, the next row's span is prefetched while this one is summed: the
@@ -82,9 +82,10 @@ static inline __attribute__((always_inline)) void read_texel(const uint8_t *t, i
     }
 }
 
-// Texels x0..<x1, each weight 1, as TexelReader.sum adds them: premultiplied texels one after
-// another in floats; straight ones as exact integers in blocks of 256 from x0, each block's
-// sum added as a float (the same partition, so the same rounding once a sum passes 2^24).
+// Texels x0..<x1, each weight 1: premultiplied texels one after another in floats; straight
+// ones as exact integers in blocks of 256 from x0, each block's sum then added as a float (so
+// the result is the exact sum until it passes 2^24, and rounds the same way on every target
+// after that).
 static inline __attribute__((always_inline)) void sum_texels(const uint8_t *row, intptr_t x0, intptr_t x1, int premultiply,
                                                             float acc[4]) {
     acc[0] = acc[1] = acc[2] = acc[3] = 0;

@@ -123,59 +123,31 @@ extension Canvas {
                                   flipped: xFlipped)
         let rows = AxisWeights(pixels: box.j0...box.j1, centre: frame.cy, extent: yExtent, texels: yTexels, span: ySpan,
                                flipped: yFlipped)
-        // The weights along the image's x axis are the inner loop: texel rows are contiguous.
-        columns.withSpans { colSpans, colWeights in
-            rows.withSpans { rowSpans, rowWeights in
-                let (xWeights, yWeights) = xAlongImageX ? (colWeights, rowWeights) : (rowWeights, colWeights)
-                @inline(__always) func line(_ row: UnsafePointer<UInt8>, _ xs: AxisWeights.Span) -> SIMD4<Float> {
-                    if xs.count >= 3 {
-                        // Partial texels at both ends; those between share one weight
-                        // (AxisWeights: the same length over the same total).
-                        let last = xs.first + xs.count - 1
-                        return xWeights[xs.offset] * texels.texel(row, xs.first)
-                            + xWeights[xs.offset + 1] * texels.sum(row, xs.first + 1, last)
-                            + xWeights[xs.offset + xs.count - 1] * texels.texel(row, last)
-                    }
-                    var sum = SIMD4<Float>()
-                    for a in 0..<xs.count { sum += xWeights[xs.offset + a] * texels.texel(row, xs.first + a) }
-                    return sum
-                }
-                if xAlongImageX {
-                    // A pixel row at a time, each of its texel rows swept once from end to end
-                    // for all its pixels (the same sums in the same order as pixel by pixel).
-                    let n = box.i1 - box.i0 + 1
-                    withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: n) { sums in
-                        for j in box.j0...box.j1 {
-                            let rs = rowSpans[j - box.j0]
-                            if rs.coverage <= 0 { continue }
-                            for a in 0..<n { sums[a] = SIMD4() }
-                            // Each texel row into all the row's pixels at once: `line` for every
-                            // pixel, float for float, in a C kernel (CRasterKernels) that sums the
-                            // texels between a span's ends four at a time.
-                            let out = UnsafeMutableRawPointer(sums.baseAddress!).assumingMemoryBound(to: Float.self)
-                            for b in 0..<rs.count {
-                                lnote_area_row(texels.row(rs.first + b), colSpans.baseAddress, xWeights, Int32(n),
-                                               yWeights[rs.offset + b], texels.premultiply ? 1 : 0, out)
-                            }
-                            for a in 0..<n where colSpans[a].coverage > 0 {
-                                sink.put(box.i0 + a, j, sums[a] * Float(colSpans[a].coverage * rs.coverage))
-                            }
-                        }
-                    }
-                    return
-                }
-                for j in box.j0...box.j1 {
-                    let rs = rowSpans[j - box.j0]
-                    if rs.coverage <= 0 { continue }
-                    for i in box.i0...box.i1 {
-                        let cs = colSpans[i - box.i0]
-                        if cs.coverage <= 0 { continue }
-                        let (xs, ys) = xAlongImageX ? (cs, rs) : (rs, cs)
-                        var acc = SIMD4<Float>()
+        // Swept in texel rows, whatever the turn: the pixels whose footprints run along the
+        // image's y axis (screen rows for even q, screen columns for odd q) are the outer loop,
+        // and each of their texel rows goes from end to end into all the pixels along the
+        // image's x axis at once (`lnote_area_row`, a C kernel in CRasterKernels: per pixel, the
+        // partial texels at a span's ends and the whole ones between at one shared weight, as
+        // AxisWeights gives them). A pixel's sum is the same, float for float, as taken pixel
+        // by pixel over its texel rows in order; odd turns just read it out transposed.
+        let (across, along) = xAlongImageX ? (rows, columns) : (columns, rows)
+        across.withSpans { acrossSpans, yWeights in
+            along.withSpans { alongSpans, xWeights in
+                let n = alongSpans.count
+                withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: n) { sums in
+                    let out = UnsafeMutableRawPointer(sums.baseAddress!).assumingMemoryBound(to: Float.self)
+                    for o in 0..<acrossSpans.count {
+                        let ys = acrossSpans[o]
+                        if ys.coverage <= 0 { continue }
+                        for a in 0..<n { sums[a] = SIMD4() }
                         for b in 0..<ys.count {
-                            acc += yWeights[ys.offset + b] * line(texels.row(ys.first + b), xs)
+                            lnote_area_row(texels.row(ys.first + b), alongSpans.baseAddress, xWeights, Int32(n),
+                                           yWeights[ys.offset + b], texels.premultiply ? 1 : 0, out)
                         }
-                        sink.put(i, j, acc * Float(cs.coverage * rs.coverage))
+                        for a in 0..<n where alongSpans[a].coverage > 0 {
+                            let value = sums[a] * Float(alongSpans[a].coverage * ys.coverage)
+                            if xAlongImageX { sink.put(box.i0 + a, box.j0 + o, value) } else { sink.put(box.i0 + o, box.j0 + a, value) }
+                        }
                     }
                 }
             }
@@ -503,7 +475,7 @@ public struct ImageTexture: Sendable {
                                         acc[t + 2] += (UInt32(src[o + 2]) * a + 127) / 255; acc[t + 3] += a
                                     }
                                 } else {
-                                    // Two channels to a word, as in TexelReader.sum (f ≤ 256 texels a block row).
+                                    // Two channels to a word, R + B·2^16 and G + A·2^16 (f ≤ 256 texels a block row, so no half overflows).
                                     var rb: UInt32 = 0, ga: UInt32 = 0
                                     for x in x0..<x1 {
                                         let word = row.loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self)
@@ -557,34 +529,6 @@ struct TexelReader {
         guard premultiply else { return v }
         let m = v[3] * (1 / 255)
         return SIMD4(v[0] * m, v[1] * m, v[2] * m, v[3])
-    }
-
-    /// Sum of texels x0..<x1 of a row, each weight 1.
-    ///
-    /// Texels that need no premultiplying are summed as integers, two channels to a 32-bit
-    /// word (R + B·2^16 and G + A·2^16), in blocks of 256 so that no 16-bit half overflows
-    /// (256 · 255 < 2^16): five integer operations a texel instead of a float conversion of
-    /// four lanes. This is where most texels of a big shrink are read.
-    @inline(__always) func sum(_ row: UnsafePointer<UInt8>, _ x0: Int, _ x1: Int) -> SIMD4<Float> {
-        var acc = SIMD4<Float>()
-        var x = x0
-        if premultiply {
-            while x < x1 { acc += texel(row, x); x += 1 }
-            return acc
-        }
-        let words = UnsafeRawPointer(row)
-        while x < x1 {
-            let end = min(x1, x + 256)
-            var rb: UInt32 = 0, ga: UInt32 = 0
-            while x < end {
-                let w = words.loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self)
-                rb &+= w & 0x00FF_00FF
-                ga &+= (w >> 8) & 0x00FF_00FF
-                x += 1
-            }
-            acc += SIMD4(Float(rb & 0xFFFF), Float(ga & 0xFFFF), Float(rb >> 16), Float(ga >> 16))
-        }
-        return acc
     }
 
     /// Bilinear at texel coordinates (texel centres at +0.5, edges clamped).

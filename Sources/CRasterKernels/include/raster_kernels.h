@@ -44,7 +44,9 @@ typedef struct {
 
 /// For each of `count` pixels with coverage > 0: sums[4a…4a+3] += wy · (the pixel's span of
 /// `row` weighted by `weights`), the texels read as TexelReader reads them (premultiplied on
-/// read when `premultiply`). Float for float the arithmetic of the Swift loop it replaced.
+/// read when `premultiply`): line = (w0·t_first + w1·Σ t_between) + w_last·t_last for three
+/// texels or more, else Σ w_i·t_i in order from 0; straight texels between summed exactly (in
+/// blocks of 256).
 void lnote_area_row(const uint8_t *row, const lnote_axis_span *spans, const float *weights, int32_t count, float wy,
                     int32_t premultiply, float *sums);
 
