@@ -150,3 +150,123 @@ void lnote_area_row(const uint8_t *restrict row, const lnote_axis_span *restrict
         for (int k = 0; k < 4; k++) out[k] += wy * line[k];
     }
 }
+
+// MARK: Rotated frames: the edge integrals of a tile (Green's theorem on the prefix sums)
+
+typedef float float4 __attribute__((ext_vector_type(4)));
+
+// Swift's min and max, operand order included (they differ from fmin/fmax on ±0 and NaN).
+static inline double smin(double x, double y) { return y < x ? y : x; }
+static inline double smax(double x, double y) { return y >= x ? y : x; }
+
+// ⌊x⌋ by truncation and one correction (|x| < 2^62: texel coordinates of pixels on a canvas).
+static inline intptr_t floor_int(double x) {
+    intptr_t i = (intptr_t)x;
+    return (double)i > x ? i - 1 : i;
+}
+
+// A prefix entry as floats: integers below 2^23 through their bit pattern (2^23 + v has v in
+// its low mantissa bits), premultiplied sums stored as float bits.
+static inline float4 prefix_value(const uint32_t *entry, int premultiply) {
+    typedef uint32_t uint4 __attribute__((ext_vector_type(4)));
+    uint4 bits;
+    __builtin_memcpy(&bits, entry, sizeof bits);
+    if (premultiply) {
+        float4 v;
+        __builtin_memcpy(&v, &bits, sizeof v);
+        return v;
+    }
+    bits |= 0x4B000000u;
+    float4 v;
+    __builtin_memcpy(&v, &bits, sizeof v);
+    return v - 8388608.0f;
+}
+
+// F at x in a texel row: the row's prefix sum, linear inside a texel, clamped to the columns
+// held and to the image's span.
+static inline float4 row_f(const lnote_prefix_row *row, double x, int premultiply) {
+    if (row->last_column < 0 || !(row->last > row->first)) return (float4)0;
+    double xc = smin(smax(x, row->first), row->last);
+    intptr_t c = (intptr_t)xc;
+    if (row->last_column < c) c = row->last_column;
+    float4 p0 = prefix_value(row->base + 4 * (c - row->first_column), premultiply);
+    return p0 + (prefix_value(row->base + 4 * (c + 1 - row->first_column), premultiply) - p0) * (float)(xc - (double)c);
+}
+
+// ∫ F dy along the segment from a to b, over `count` texel rows from k0.
+static float4 edge_integral(const lnote_prefix_row *rows, int32_t count, intptr_t k0, double span_x, double span_y,
+                            int premultiply, double ax, double ay, double bx, double by) {
+    double dy = by - ay;
+    if (dy == 0 || count <= 0) return (float4)0;
+    double ylo = smax(smin(ay, by), (double)k0);
+    double yhi = smin(smin(smax(ay, by), (double)(k0 + count)), span_y);
+    if (!(ylo < yhi)) return (float4)0;
+    double slope = (bx - ax) / dy;
+    float4 total = 0;
+    double y0 = ylo;
+    intptr_t r = floor_int(ylo) - k0;
+    if (count - 1 < r) r = count - 1;
+    while (y0 < yhi && r < count) {
+        const lnote_prefix_row *row = rows + r;
+        double y1 = smin((double)(k0 + r + 1), yhi);
+        double x0 = ax + (y0 - ay) * slope, x1 = ax + (y1 - ay) * slope;
+        double height = y1 - y0;
+        double lo = smin(x0, x1), hi = smax(x0, x1);
+        intptr_t cell = floor_int(lo);
+        if ((double)(cell + 1) >= hi || hi - lo < 1e-12) {
+            // Within one texel column: F is linear along the piece, take its midpoint.
+            total += row_f(row, (lo + hi) / 2, premultiply) * (float)height;
+        } else if (lo >= row->first && hi <= row->last) {
+            // Across whole texel columns, nothing clamped: the partial columns at both ends at
+            // their midpoints, and each whole column c in between at its midpoint, where F is
+            // the mean of P(c) and P(c + 1); all with the same height per unit of x.
+            double per_x = height / (hi - lo);
+            intptr_t c1 = floor_int(hi);
+            float4 piece = row_f(row, (lo + (double)(cell + 1)) / 2, premultiply) * (float)(((double)(cell + 1) - lo) * per_x);
+            if (hi > (double)c1) piece += row_f(row, ((double)c1 + hi) / 2, premultiply) * (float)((hi - (double)c1) * per_x);
+            if (c1 > cell + 1) {
+                // Columns cell + 1 … c1, all held (lo ≥ first): entries from cell + 1 − first_column on.
+                const uint32_t *at = row->base + 4 * (cell + 1 - row->first_column);
+                intptr_t span = c1 - (cell + 1);
+                float4 inner = (prefix_value(at, premultiply) + prefix_value(at + 4 * span, premultiply)) * 0.5f;
+                for (intptr_t c = 1; c < span; c++) inner += prefix_value(at + 4 * c, premultiply);
+                piece += inner * (float)per_x;
+            }
+            total += piece;
+        } else {
+            // Split where it crosses texel columns (and the image's right edge): F is linear in
+            // each piece; each piece's share of the height is its share of x.
+            double per_x = height / (hi - lo);
+            double p = lo, next = (double)(cell + 1);
+            while (p < hi) {
+                double end = smin(hi, next);
+                if (p < span_x && span_x < end) end = span_x;
+                total += row_f(row, (p + end) / 2, premultiply) * (float)((end - p) * per_x);
+                if (end == next) next += 1;
+                p = end;
+            }
+        }
+        y0 = y1;
+        r += 1;
+    }
+    return dy > 0 ? total : -total;
+}
+
+void lnote_tile_edges(const lnote_prefix_row *rows, int32_t count, intptr_t k0, double span_x, double span_y,
+                      int32_t premultiply, double qx, double qy, double exx, double exy, double eyx, double eyy,
+                      int32_t ni, int32_t nj, int32_t n, float *h, float *v) {
+    for (int32_t b = 0; b <= nj; b++) {
+        for (int32_t a = 0; a < ni; a++) {
+            double px = (qx + (double)a * exx) + (double)b * eyx, py = (qy + (double)a * exy) + (double)b * eyy;
+            float4 e = edge_integral(rows, count, k0, span_x, span_y, premultiply, px, py, px + exx, py + exy);
+            __builtin_memcpy(h + 4 * (a + b * n), &e, sizeof e);
+        }
+    }
+    for (int32_t b = 0; b < nj; b++) {
+        for (int32_t a = 0; a <= ni; a++) {
+            double px = (qx + (double)a * exx) + (double)b * eyx, py = (qy + (double)a * exy) + (double)b * eyy;
+            float4 e = edge_integral(rows, count, k0, span_x, span_y, premultiply, px, py, px + eyx, py + eyy);
+            __builtin_memcpy(v + 4 * (a + b * (n + 1)), &e, sizeof e);
+        }
+    }
+}

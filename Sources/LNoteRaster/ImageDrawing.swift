@@ -624,9 +624,9 @@ struct EdgeIntegrator {
     let area: Double
     /// Prefix sums of the tile's rows, as integers (opaque texels) or as floats (bit patterns,
     /// premultiplied on the fly): row r (texel row k0 + r) holds P at columns first ... last,
-    /// P(first) = 0, at rows[r].base + column.
+    /// P(first) = 0 (`Row`, a C struct: the edges are integrated in CRasterKernels).
     let prefix: UnsafeMutablePointer<SIMD4<UInt32>>, capacity: Int
-    struct Row { var base: UnsafeMutablePointer<SIMD4<UInt32>>, first: Double, last: Double, lastColumn: Int }
+    typealias Row = lnote_prefix_row
     let rows: UnsafeMutablePointer<Row>, rowCapacity: Int
     /// Edge integrals of the tile: h[a + b·n] from corner (a, b) to (a + 1, b), b ≤ nj;
     /// v[a + b·(n + 1)] from (a, b) to (a, b + 1), a ≤ ni.
@@ -681,7 +681,8 @@ struct EdgeIntegrator {
             let cr = xhi.isFinite ? max(cl, min(texels.width, ceilInt(xhi))) : cl
             let m = max(0, min(cr - cl, capacity - used - 1))
             let p = prefix + used
-            rows[r] = Row(base: p - cl, first: Double(cl), last: min(texels.spanX, Double(cl + m)), lastColumn: cl + m - 1)
+            rows[r] = Row(base: UnsafeRawPointer(p).assumingMemoryBound(to: UInt32.self), first_column: cl,
+                          first: Double(cl), last: min(texels.spanX, Double(cl + m)), last_column: cl + m - 1)
             // The row's span, summed by a C kernel (CRasterKernels) that also fetches the
             // next row's span: a tile's rows are short runs an image row apart, and reading
             // them is most of a big rotated shrink.
@@ -691,93 +692,18 @@ struct EdgeIntegrator {
             if !texels.premultiply {
                 lnote_prefix_rgba8(start, Int32(m), out.assumingMemoryBound(to: UInt32.self), next)
             } else {
-                // Float sums kept as their bit patterns (`value`).
+                // Float sums kept as their bit patterns (read back by the edge kernel).
                 lnote_prefix_rgba8_premultiplied(start, Int32(m), out.assumingMemoryBound(to: Float.self), next)
             }
             used += m + 1
         }
-        for b in 0...nj {
-            for a in 0..<ni {
-                let p = q + Double(a) * ex + Double(b) * ey
-                h[a + b * n] = edge(p, p + ex, k0: k0, rows: count)
-            }
-        }
-        for b in 0..<nj {
-            for a in 0...ni {
-                let p = q + Double(a) * ex + Double(b) * ey
-                v[a + b * (n + 1)] = edge(p, p + ey, k0: k0, rows: count)
-            }
-        }
-    }
-
-    /// A prefix entry as floats: integers below 2^23 through their bit pattern (2^23 + v has v
-    /// in its low mantissa bits), floats as stored.
-    @inline(__always) private func value(_ p: SIMD4<UInt32>) -> SIMD4<Float> {
-        if texels.premultiply { return unsafeBitCast(p, to: SIMD4<Float>.self) }
-        return unsafeBitCast(p | 0x4B00_0000, to: SIMD4<Float>.self) - 8_388_608
-    }
-
-    /// F at x in a texel row of the tile: the row's prefix sum, linear inside a texel, clamped
-    /// to the columns held and to the image's span.
-    @inline(__always) private func f(_ row: Row, _ x: Double) -> SIMD4<Float> {
-        guard row.lastColumn >= 0, row.last > row.first else { return SIMD4() }
-        let xc = min(max(x, row.first), row.last)
-        let c = min(Int(xc), row.lastColumn)
-        let p0 = value(row.base[c])
-        return p0 + (value(row.base[c + 1]) - p0) * Float(xc - Double(c))
-    }
-
-    /// ∫ F dy along the segment from a to b, over the tile's `rows` texel rows from k0.
-    @inline(__always) private func edge(_ a: SIMD2<Double>, _ b: SIMD2<Double>, k0: Int, rows count: Int) -> SIMD4<Float> {
-        let dy = b.y - a.y
-        guard dy != 0, count > 0 else { return SIMD4() }
-        let ylo = max(min(a.y, b.y), Double(k0)), yhi = min(max(a.y, b.y), Double(k0 + count), texels.spanY)
-        guard ylo < yhi else { return SIMD4() }
-        let slope = (b.x - a.x) / dy
-        let spanX = texels.spanX
-        var total = SIMD4<Float>()
-        var y0 = ylo
-        var r = min(count - 1, floorInt(ylo) - k0)
-        while y0 < yhi && r < count {
-            let row = rows[r]
-            let y1 = min(Double(k0 + r + 1), yhi)
-            let x0 = a.x + (y0 - a.y) * slope, x1 = a.x + (y1 - a.y) * slope
-            let height = y1 - y0
-            let lo = min(x0, x1), hi = max(x0, x1)
-            let cell = floorInt(lo)
-            if Double(cell + 1) >= hi || hi - lo < 1e-12 {
-                // Within one texel column: F is linear along the piece, take its midpoint.
-                total += f(row, (lo + hi) / 2) * Float(height)
-            } else if lo >= row.first && hi <= row.last {
-                // Across whole texel columns, nothing clamped: the partial columns at both ends
-                // at their midpoints, and each whole column c in between at its midpoint, where
-                // F is the mean of P(c) and P(c + 1); all with the same height per unit of x.
-                let perX = height / (hi - lo)
-                let c1 = floorInt(hi)
-                var piece = f(row, (lo + Double(cell + 1)) / 2) * Float((Double(cell + 1) - lo) * perX)
-                if hi > Double(c1) { piece += f(row, (Double(c1) + hi) / 2) * Float((hi - Double(c1)) * perX) }
-                if c1 > cell + 1 {
-                    var inner = (value(row.base[cell + 1]) + value(row.base[c1])) * 0.5
-                    var c = cell + 2
-                    while c < c1 { inner += value(row.base[c]); c += 1 }
-                    piece += inner * Float(perX)
-                }
-                total += piece
-            } else {
-                // Split where it crosses texel columns (and the image's right edge): F is
-                // linear in each piece; each piece's share of the height is its share of x.
-                let perX = height / (hi - lo)
-                var p = lo, next = Double(cell + 1)
-                while p < hi {
-                    var end = min(hi, next)
-                    if p < spanX && spanX < end { end = spanX }
-                    total += f(row, (p + end) / 2) * Float((end - p) * perX)
-                    if end == next { next += 1 }
-                    p = end
-                }
-            }
-            y0 = y1; r += 1
-        }
-        return dy > 0 ? total : -total
+        // Every edge of the tile, each split where it crosses texel rows and columns (see the
+        // type's comment): a C kernel beside the prefix sums it reads (CRasterKernels), the
+        // same arithmetic double for double as the Swift loop it replaced, about 5 % faster at
+        // scale 1 (2.4 million pieces on the photo page; a piece costs some 25 ns either way).
+        lnote_tile_edges(rows, Int32(count), k0, texels.spanX, texels.spanY, texels.premultiply ? 1 : 0,
+                         q.x, q.y, ex.x, ex.y, ey.x, ey.y, Int32(ni), Int32(nj), Int32(n),
+                         UnsafeMutableRawPointer(h).assumingMemoryBound(to: Float.self),
+                         UnsafeMutableRawPointer(v).assumingMemoryBound(to: Float.self))
     }
 }

@@ -50,4 +50,24 @@ typedef struct {
 void lnote_area_row(const uint8_t *row, const lnote_axis_span *spans, const float *weights, int32_t count, float wy,
                     int32_t premultiply, float *sums);
 
+/// One texel row of a rotated frame's tile (ImageDrawing.swift's EdgeIntegrator.Row): its prefix
+/// sums, 4 values an entry (integers, or float bits for premultiplied texels), the entry for
+/// column c at base[4·(c − first_column)]; held for x from first to last (texel coordinates:
+/// first = first_column, last clamped to the image's span), last_column the last column whose
+/// entry and the next are held.
+typedef struct {
+    const uint32_t *base;
+    intptr_t first_column;
+    double first, last;
+    intptr_t last_column;
+} lnote_prefix_row;
+
+/// The edge integrals ∫ F dy of a tile of ni × nj pixels (EdgeIntegrator.integrate): corner
+/// (a, b) at q + a·ex + b·ey in texel coordinates; h[4·(a + b·n)] from corner (a, b) to
+/// (a + 1, b) for b ≤ nj, v[4·(a + b·(n + 1))] from (a, b) to (a, b + 1) for a ≤ ni; `count`
+/// rows from texel row k0. Double for double and float for float the Swift it replaced.
+void lnote_tile_edges(const lnote_prefix_row *rows, int32_t count, intptr_t k0, double span_x, double span_y,
+                      int32_t premultiply, double qx, double qy, double exx, double exy, double eyx, double eyy,
+                      int32_t ni, int32_t nj, int32_t n, float *h, float *v);
+
 #endif
