@@ -1,5 +1,7 @@
 // The photo-heavy page: a 12-megapixel JPEG photo twice (once upright across the page, once
 // smaller and rotated -7 degrees), and a 1600×1200 RGBA PNG rotated 12.5 degrees, on one page.
+// A second page holds the same three frames turned 90, 270 and -90 degrees (the quarter turns'
+// own filter path; phone photos are often placed turned), timed for its resampling alone.
 // Timed at the thumbnail width (320 px) and at scale 1: with a fresh AssetCache per run (decode
 // and draw, what a thumbnail or a one-page export pays), with a warm one (decoded images and
 // their resampled frames kept: compositing alone), and warm but resampling every frame again
@@ -40,9 +42,10 @@ func benchPhoto(width: Int, height: Int, alpha: Bool) -> Bitmap {
 /// Writes the photo page's package under `work` (once) and returns it opened.
 func photoPackage(work: String) throws -> LNotePackage {
     let path = work + "/photos/5F1C2A90-7B3E-4C55-9E21-0D6A4B8C3F70.lnote"
-    let pageID = "5F1C2A90-0000-4000-8000-000000000001"
+    let pageID = "5F1C2A90-0000-4000-8000-000000000001", turnedID = "5F1C2A90-0000-4000-8000-000000000002"
     let photo = "A1B2C3D4-0000-4000-8000-0000000000A1.jpg", overlay = "A1B2C3D4-0000-4000-8000-0000000000B2.png"
-    if !FileManager.default.fileExists(atPath: path + "/document.json") {
+    // Written again when missing or from before the quarter-turn page.
+    if (try? LNotePackage.open(at: URL(fileURLWithPath: path)).pages.count) != 2 {
         try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.createDirectory(atPath: path + "/pages", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: path + "/assets", withIntermediateDirectories: true)
@@ -59,7 +62,17 @@ func photoPackage(work: String) throws -> LNotePackage {
                                 placement: ImagePlacement(asset: overlay, x: 4300, y: 7000, width: 3200, height: 2400, rotation: 12500)),
         ]
         try Data(ContentWriter.snapshot(elements)).write(to: URL(fileURLWithPath: path + "/pages/\(pageID).content"))
-        let json = ##"{"format":1,"id":"5F1C2A90-7B3E-4C55-9E21-0D6A4B8C3F70","title":"Photos","modifiedAt":"2026-12-01T10:00:00Z","pages":[{"id":"\##(pageID)","width":8340,"height":11940,"elementCount":3,"background":{"color":"#FFFFFF","template":"blank"}}]}"##
+        let turned = [
+            Element.image(id: "E0000000-0000-4000-8000-000000000011",
+                          placement: ImagePlacement(asset: photo, x: 670, y: 600, width: 7000, height: 5250, rotation: 90000)),
+            Element.image(id: "E0000000-0000-4000-8000-000000000012",
+                          placement: ImagePlacement(asset: photo, x: 900, y: 6300, width: 3600, height: 2700, rotation: 270000)),
+            Element.image(id: "E0000000-0000-4000-8000-000000000013",
+                          placement: ImagePlacement(asset: overlay, x: 4300, y: 7000, width: 3200, height: 2400, rotation: -90000)),
+        ]
+        try Data(ContentWriter.snapshot(turned)).write(to: URL(fileURLWithPath: path + "/pages/\(turnedID).content"))
+        let page = { (id: String) in ##"{"id":"\##(id)","width":8340,"height":11940,"elementCount":3,"background":{"color":"#FFFFFF","template":"blank"}}"## }
+        let json = ##"{"format":1,"id":"5F1C2A90-7B3E-4C55-9E21-0D6A4B8C3F70","title":"Photos","modifiedAt":"2026-12-01T10:00:00Z","pages":["## + page(pageID) + "," + page(turnedID) + "]}"
         try Data(json.utf8).write(to: URL(fileURLWithPath: path + "/document.json"))
     }
     return try LNotePackage.open(at: URL(fileURLWithPath: path))
@@ -88,6 +101,17 @@ func photoPage(work: String, runs: Int) throws -> [String: Any] {
         out[tag] = ["cold_ms": rounded(cold.median), "warm_ms": rounded(warm.median), "warm_resampling_ms": rounded(draw.median),
                     "cold": cold.json, "warm": warm.json, "warm_resampling": draw.json]
     }
+    // The quarter-turn page: its frames resampled on every draw, decodes warm.
+    let turned = try package.loadPage(at: 1)
+    var quarter: [String: Any] = [:]
+    for (tag, size) in [("thumb", OutputSize.width(320)), ("1x", OutputSize.scale(1))] {
+        let drawCache = AssetCache(keepsResampledFrames: false)
+        let draw = try measure(runs: runs) {
+            keep(try PageRenderer.render(turned, of: package, options: RenderOptions(size: size), assets: drawCache).bitmap)
+        }
+        quarter[tag] = ["warm_resampling_ms": rounded(draw.median), "warm_resampling": draw.json]
+    }
+    out["quarter_turns"] = quarter
     // The 12-MP photo's decode alone at each DCT scale: what the JPEG headroom costs.
     let jpeg = try package.readAsset("A1B2C3D4-0000-4000-8000-0000000000A1.jpg")
     var decode: [String: Any] = [:]
