@@ -67,23 +67,13 @@ extension Canvas {
         guard opacity > 0, let frame = ImageFrame(placement: placement, transform: transform),
               let box = frame.pixelBounds(width: bitmap.width, height: bitmap.height) else { return }
         let w = bitmap.width
+        let stored = texture.storedFrame(frame, box: box, canvasWidth: w, canvasHeight: bitmap.height)
         bitmap.pixels.withUnsafeMutableBufferPointer { buf in
             let px = buf.baseAddress!
-            let direct = PixelSink(canvas: px, canvasWidth: w, opacity: opacity)
-            guard let store = texture.resamples, let key = ResampleStore.Key(frame, box: box, canvasWidth: w, canvasHeight: bitmap.height),
-                  key.byteCount <= store.budgetBytes else {
-                Canvas.resample(texture, frame: frame, box: box, into: direct)
+            guard let entry = stored else {
+                Canvas.resample(texture, frame: frame, box: box, into: PixelSink(canvas: px, canvasWidth: w, opacity: opacity))
                 return
             }
-            let entry = store.entry(for: key) ?? {
-                let bw = box.i1 - box.i0 + 1, bh = box.j1 - box.j0 + 1
-                var values = [SIMD4<Float>](repeating: SIMD4(), count: bw * bh)
-                values.withUnsafeMutableBufferPointer { v in
-                    Canvas.resample(texture, frame: frame, box: box,
-                                    into: PixelSink(buffer: v.baseAddress!, i0: box.i0, j0: box.j0, width: bw))
-                }
-                return store.insert(ResampleStore.Entry(width: bw, height: bh, values: values), for: key)
-            }()
             entry.values.withUnsafeBufferPointer { v in
                 for j in 0..<entry.height {
                     let row = px + 4 * ((box.j0 + j) * w + box.i0)
@@ -98,7 +88,7 @@ extension Canvas {
     }
 
     /// The filter: every pixel of `box` under the frame, into `sink`.
-    private static func resample(_ texture: ImageTexture, frame: ImageFrame, box: PixelBox, into sink: PixelSink) {
+    fileprivate static func resample(_ texture: ImageTexture, frame: ImageFrame, box: PixelBox, into sink: PixelSink) {
         texture.withTexels { texels in
             if let quarterTurns = frame.quarterTurns {
                 Canvas.drawAxisAligned(texels, frame: frame, quarterTurns: quarterTurns, box: box, sink: sink)
@@ -501,6 +491,31 @@ public struct ImageTexture: Sendable {
     public var height: Int { bitmap.height }
     /// Memory held, for cache budgets.
     public var byteCount: Int { bitmap.pixels.count + (resamples?.budgetBytes ?? 0) }
+
+    /// Resamples `placement`'s frame through `transform` (onto a canvas of the transform's
+    /// size) into `resamples` ahead of the draw, which then only composites it: what lets a
+    /// page's frames be resampled side by side, on several threads, before they are drawn in
+    /// z-order. Nothing is done for a frame the draw would not keep (no store, not wholly on
+    /// the canvas, over the store's budget): the draw resamples that one itself. Thread-safe.
+    public func prepare(placement: ImagePlacement, transform: PageTransform) {
+        guard placement.opacity > 0, let frame = ImageFrame(placement: placement, transform: transform),
+              let box = frame.pixelBounds(width: transform.width, height: transform.height) else { return }
+        _ = storedFrame(frame, box: box, canvasWidth: transform.width, canvasHeight: transform.height)
+    }
+
+    /// The frame's resampled pixels from `resamples`, resampled and kept first if they are not
+    /// there yet; nil when they are not kept (see `prepare`).
+    fileprivate func storedFrame(_ frame: ImageFrame, box: PixelBox, canvasWidth: Int, canvasHeight: Int) -> ResampleStore.Entry? {
+        guard let store = resamples, let key = ResampleStore.Key(frame, box: box, canvasWidth: canvasWidth, canvasHeight: canvasHeight),
+              key.byteCount <= store.budgetBytes else { return nil }
+        if let entry = store.entry(for: key) { return entry }
+        let bw = box.i1 - box.i0 + 1, bh = box.j1 - box.j0 + 1
+        var values = [SIMD4<Float>](repeating: SIMD4(), count: bw * bh)
+        values.withUnsafeMutableBufferPointer { v in
+            Canvas.resample(self, frame: frame, box: box, into: PixelSink(buffer: v.baseAddress!, i0: box.i0, j0: box.j0, width: bw))
+        }
+        return store.insert(ResampleStore.Entry(width: bw, height: bh, values: values), for: key)
+    }
 
     func withTexels<R>(_ body: (TexelReader) -> R) -> R {
         bitmap.pixels.withUnsafeBufferPointer { buf in

@@ -1,3 +1,4 @@
+import Dispatch
 import LNoteBitmap
 import LNoteCodecs
 import LNoteFormat
@@ -64,6 +65,7 @@ public enum PageRenderer {
                               assets: AssetCache) throws(LNoteError) -> RenderedPage {
         let t = try transform(for: page.entry, options: options, file: page.contentFile)
         _ = try checkWork(page, transform: t, options: options)
+        RasterBackend.prepareImages(page, of: package, assets: assets, transform: t)
         var backend = RasterBackend(package: package, assets: assets)
         let diagnostics = try draw(page, transform: t, layers: options.background.layers, onto: &backend)
         return RenderedPage(bitmap: backend.canvas.bitmap, scale: t.scale, diagnostics: diagnostics)
@@ -131,6 +133,30 @@ public struct RasterBackend: PageBackend {
 
     public mutating func drawStroke(_ stroke: Stroke) {
         canvas.draw(stroke, transform: transform)
+    }
+
+    /// Decodes a page's images and resamples their frames side by side, one image to a thread
+    /// (as many at once as the machine has cores: `DispatchQueue.concurrentPerform`), before
+    /// the page is drawn: the draw then finds each texture in `assets` and each kept frame in
+    /// its `ResampleStore`, and only composites them in z-order, so the pixels are the same.
+    /// A page with fewer than two images has nothing to overlap and is left to the draw, and
+    /// so is any failure: the draw meets it again from the cache and reports it as a warning.
+    public static func prepareImages(_ page: LoadedPage, of package: LNotePackage, assets: AssetCache, transform: PageTransform) {
+        let shown = page.elements.compactMap { element -> ImagePlacement? in
+            if case .image(let placement) = element.kind, placement.opacity > 0 { return placement }
+            return nil
+        }
+        guard shown.count >= 2 else { return }
+        // Each asset's first frame first, so that the threads start on different decodes
+        // (a second frame of an asset being decoded waits for that decode).
+        var seen = Set<String>()
+        let firsts = shown.filter { seen.insert($0.asset.lowercased()).inserted }
+        seen = []
+        let placements = firsts + shown.filter { !seen.insert($0.asset.lowercased()).inserted }
+        DispatchQueue.concurrentPerform(iterations: placements.count) { k in
+            guard let texture = try? assets.image(placements[k], in: package, transform: transform) else { return }
+            texture.prepare(placement: placements[k], transform: transform)
+        }
     }
 
     public mutating func drawImage(_ placement: ImagePlacement) throws(LNoteError) {

@@ -127,6 +127,51 @@ final class AssetCacheTests: XCTestCase {
         XCTAssertLessThanOrEqual(store.bytesHeld, store.budgetBytes)
     }
 
+    func testAPagesImagesPreparedSideBySideDrawTheSamePixels() throws {
+        // render() decodes and resamples a page's images on several threads before drawing
+        // them in z-order (RasterBackend.prepareImages); the pixels must be those of a plain
+        // draw, frame by frame, and the draw must have composited the prepared frames.
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Big enough that the thumbnail's frames fit their stores (half the image's own bytes).
+        var photo = [UInt8](repeating: 255, count: 1600 * 1200 * 4)
+        for k in 0..<(1600 * 1200) { photo[4 * k] = UInt8(k % 253); photo[4 * k + 1] = UInt8((k / 1600) % 256); photo[4 * k + 2] = UInt8((k * 7) % 255) }
+        var overlay = [UInt8](repeating: 0, count: 600 * 400 * 4)
+        for k in 0..<(600 * 400) { overlay[4 * k] = UInt8(k % 251); overlay[4 * k + 2] = 90; overlay[4 * k + 3] = UInt8((k / 600) % 256) }
+        let made = try TestPackage.make(in: dir, pages: 1)
+        try FileManager.default.createDirectory(atPath: made.path + "/assets", withIntermediateDirectories: true)
+        try Data(try JPEGEncoder.encode(Bitmap(width: 1600, height: 1200, pixels: photo, isPremultiplied: false), quality: 90))
+            .write(to: URL(fileURLWithPath: made.path + "/assets/" + jpg))
+        try Data(try PNGEncoder.encode(Bitmap(width: 600, height: 400, pixels: overlay, isPremultiplied: false),
+                                       options: PNGEncodeOptions(includeAlpha: true)))
+            .write(to: URL(fileURLWithPath: made.path + "/assets/" + png))
+        let frames = [ImagePlacement(asset: jpg, x: 500, y: 400, width: 6000, height: 4500),
+                      ImagePlacement(asset: jpg, x: 900, y: 5600, width: 3000, height: 2250, rotation: -7000, opacity: 700),
+                      ImagePlacement(asset: png, x: 4000, y: 6500, width: 3300, height: 2200, rotation: 90000),
+                      ImagePlacement(asset: png, x: 2500, y: 9000, width: 2000, height: 1333, rotation: 12500),
+                      ImagePlacement(asset: png, x: 7000, y: 200, width: 3000, height: 2000)]   // partly off the page
+        try made.writeContent(page: 0, elements: frames.enumerated().map { k, frame in
+            Element.image(id: String(format: "B0000000-0000-4000-8000-%012d", k + 1), placement: frame)
+        } + [TestPackage.stroke(index: 0)])
+        let p = try LNotePackage.open(at: URL(fileURLWithPath: made.path))
+        let page = try p.loadPage(at: 0)
+        for size in [OutputSize.width(320), .scale(1)] {
+            let cache = AssetCache()
+            let rendered = try PageRenderer.render(page, of: p, options: RenderOptions(size: size), assets: cache)
+            if case .width = size {
+                // At scale 1 the frames are bigger than the stores keep; in the thumbnail the four
+                // wholly shown ones were prepared and then composited from their stores.
+                let photoStore = try XCTUnwrap(try cache.image(frames[0], in: p, scale: rendered.scale).resamples)
+                let overlayStore = try XCTUnwrap(try cache.image(frames[2], in: p, scale: rendered.scale).resamples)
+                XCTAssertEqual(photoStore.hits + overlayStore.hits, 4)
+            }
+            var plain = RasterBackend(package: p, assets: AssetCache(keepsResampledFrames: false))
+            let t = try PageRenderer.transform(for: page.entry, options: RenderOptions(size: size), file: page.contentFile)
+            _ = try PageRenderer.draw(page, transform: t, layers: RenderOptions(size: size).background.layers, onto: &plain)
+            XCTAssertEqual(rendered.bitmap.pixels, plain.canvas.bitmap.pixels, "\(size)")
+        }
+    }
+
     func testExportCountsTheImageCacheInItsBudget() {
         XCTAssertLessThan(PageExporter.assetBudget, PageExporter.inFlightBudget)
     }
