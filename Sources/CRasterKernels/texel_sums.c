@@ -9,9 +9,9 @@
 // pinned by TexelKernelTests against plain Swift formulas, bit for bit.
 #pragma clang fp contract(off)
 
-// How far ahead, in bytes, the next row's span is prefetched while this one is summed: the
-// rows of a rotated frame's tile are short runs at a stride of a whole image row, which the
-// hardware prefetcher does not follow from one row to the next.
+// The next row's span is asked for, one cache line (64 bytes) at a time, before this row is
+// summed: the rows of a rotated frame's tile are short runs a whole image row apart, which
+// the hardware prefetcher does not follow from one row to the next.
 enum { prefetch_step = 64 };
 
 void lnote_prefix_rgba8(const uint8_t *restrict texels, int32_t count, uint32_t *restrict prefix,
@@ -19,6 +19,7 @@ void lnote_prefix_rgba8(const uint8_t *restrict texels, int32_t count, uint32_t 
     int32_t c = 0;
     if (next) {
         for (int32_t b = 0; b < 4 * count; b += prefetch_step) __builtin_prefetch(next + b, 0, 3);
+        if (count > 0) __builtin_prefetch(next + 4 * count - 1, 0, 3);   // the line the span ends in
     }
 #if defined(__SSE2__)
     // Four texels a load, widened byte → 16 → 32 bits, one running add each.
@@ -57,6 +58,7 @@ void lnote_prefix_rgba8_premultiplied(const uint8_t *restrict texels, int32_t co
                                       const uint8_t *next) {
     if (next) {
         for (int32_t b = 0; b < 4 * count; b += prefetch_step) __builtin_prefetch(next + b, 0, 3);
+        if (count > 0) __builtin_prefetch(next + 4 * count - 1, 0, 3);   // the line the span ends in
     }
     const float inv = 1.0f / 255.0f;
     float r = 0, g = 0, b = 0, a = 0;
@@ -165,21 +167,19 @@ static inline intptr_t floor_int(double x) {
     return (double)i > x ? i - 1 : i;
 }
 
-// A prefix entry as floats: integers below 2^23 through their bit pattern (2^23 + v has v in
-// its low mantissa bits), premultiplied sums stored as float bits.
+// A prefix entry as floats: integer sums converted (exact below 2^24, rounded to nearest
+// above: a tile row of over 65,793 texels, a shrink of that many texels a pixel),
+// premultiplied sums stored as float bits.
 static inline float4 prefix_value(const uint32_t *entry, int premultiply) {
-    typedef uint32_t uint4 __attribute__((ext_vector_type(4)));
-    uint4 bits;
-    __builtin_memcpy(&bits, entry, sizeof bits);
+    typedef int32_t int4 __attribute__((ext_vector_type(4)));
     if (premultiply) {
         float4 v;
-        __builtin_memcpy(&v, &bits, sizeof v);
+        __builtin_memcpy(&v, entry, sizeof v);
         return v;
     }
-    bits |= 0x4B000000u;
-    float4 v;
-    __builtin_memcpy(&v, &bits, sizeof v);
-    return v - 8388608.0f;
+    int4 sums;   // below 2^31 while a tile row holds fewer than 8.4 million texels
+    __builtin_memcpy(&sums, entry, sizeof sums);
+    return __builtin_convertvector(sums, float4);
 }
 
 // F at x in a texel row: the row's prefix sum, linear inside a texel, clamped to the columns

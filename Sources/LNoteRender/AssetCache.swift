@@ -72,25 +72,7 @@ public final class AssetCache: @unchecked Sendable {
         let nameKey = package.path + "\u{0}" + placement.asset.lowercased()
         let file = "assets/\(placement.asset)"
         // The header alone decides the decode size, so a cached image needs no file read.
-        var data: [UInt8]? = nil
-        let info: ImageInfo, chroma: (x: Int, y: Int)
-        condition.lock()
-        if let failure = failures[nameKey] { condition.unlock(); throw failure }
-        if let known = infos[nameKey] {
-            condition.unlock()
-            (info, chroma) = known
-        } else {
-            condition.unlock()
-            do throws(LNoteError) {
-                let bytes = try package.readAsset(placement.asset)
-                (info, chroma) = try Self.probe(bytes, file: file)
-                data = bytes
-            } catch {
-                record(failure: error, for: nameKey)
-                throw error
-            }
-            condition.lock(); infos[nameKey] = (info, chroma); condition.unlock()
-        }
+        let (info, chroma, data) = try header(placement.asset, in: package, nameKey: nameKey)
         let denominator = info.format == .jpeg
             ? ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height, target: target,
                                                 headroom: jpegHeadroom, chromaScale: chroma) : 1
@@ -160,6 +142,36 @@ public final class AssetCache: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         return texture
+    }
+
+    /// The asset's header (and for a JPEG its coarsest component's sample size), kept once
+    /// read; with the file's bytes when they had to be read for it (the decode then needs no
+    /// second read). A failure is kept too, and thrown again to every later caller.
+    private func header(_ asset: String, in package: LNotePackage, nameKey: String)
+        throws(LNoteError) -> (info: ImageInfo, chroma: (x: Int, y: Int), data: [UInt8]?) {
+        condition.lock()
+        if let failure = failures[nameKey] { condition.unlock(); throw failure }
+        if let known = infos[nameKey] { condition.unlock(); return (known.info, known.chroma, nil) }
+        condition.unlock()
+        do throws(LNoteError) {
+            let bytes = try package.readAsset(asset)
+            let (info, chroma) = try Self.probe(bytes, file: "assets/\(asset)")
+            condition.lock(); infos[nameKey] = (info, chroma); condition.unlock()
+            return (info, chroma, bytes)
+        } catch {
+            record(failure: error, for: nameKey)
+            throw error
+        }
+    }
+
+    /// The most bytes `asset` can hold in this cache once decoded for any frame: its texels
+    /// decoded whole and its resampled frames' store, from its header (read as `image` reads
+    /// it, and kept). Nil when it cannot be read; the draw reports that.
+    func heldBytesBound(for asset: String, in package: LNotePackage) -> Int? {
+        guard let (info, _, _) = try? header(asset, in: package, nameKey: package.path + "\u{0}" + asset.lowercased()) else { return nil }
+        let (texels, overflow) = info.width.multipliedReportingOverflow(by: info.height)
+        guard !overflow, texels <= Self.maxAssetPixels else { return nil }   // the decode refuses it
+        return texels * 4 + resampleBudget(texels: texels)
     }
 
     private func record(failure: LNoteError, for nameKey: String) {

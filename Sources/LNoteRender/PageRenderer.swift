@@ -135,27 +135,48 @@ public struct RasterBackend: PageBackend {
         canvas.draw(stroke, transform: transform)
     }
 
-    /// Decodes a page's images and resamples their frames side by side, one image to a thread
-    /// (as many at once as the machine has cores: `DispatchQueue.concurrentPerform`), before
-    /// the page is drawn: the draw then finds each texture in `assets` and each kept frame in
-    /// its `ResampleStore`, and only composites them in z-order, so the pixels are the same.
-    /// A page with fewer than two images has nothing to overlap and is left to the draw, and
-    /// so is any failure: the draw meets it again from the cache and reports it as a warning.
+    /// Decodes a page's images and resamples their frames side by side before the page is
+    /// drawn (`DispatchQueue.concurrentPerform`; inside an export's worker pool it gets what
+    /// cores the workers leave). First one asset to a thread, that asset's frames asked of
+    /// the cache in z-order, so each asset meets the cache exactly as the draw would (a small
+    /// frame of a photo drawn large first is box-averaged from the large decode, as in the
+    /// draw); then one frame to a thread. The draw finds each texture in `assets` and each
+    /// kept frame in its `ResampleStore`, and only composites them in z-order: the same pixels.
+    ///
+    /// Memory: only assets whose decode fits the cache's budget together are prepared (bounded
+    /// from their headers, `AssetCache.heldBytesBound`), so what this holds at once stays
+    /// within `assets.budgetBytes` and nothing it decodes is evicted before the draw uses it,
+    /// unless other workers sharing the cache need the room. The rest are left to the draw, as
+    /// are pages with fewer than two such assets (nothing to overlap) and every failure: the
+    /// draw meets it again from the cache and reports it as a warning.
     public static func prepareImages(_ page: LoadedPage, of package: LNotePackage, assets: AssetCache, transform: PageTransform) {
-        let shown = page.elements.compactMap { element -> ImagePlacement? in
-            if case .image(let placement) = element.kind, placement.opacity > 0 { return placement }
-            return nil
+        var groups: [[ImagePlacement]] = [], groupOf: [String: Int] = [:]
+        for element in page.elements {
+            guard case .image(let placement) = element.kind, placement.opacity > 0 else { continue }
+            let key = placement.asset.lowercased()
+            if let g = groupOf[key] { groups[g].append(placement) } else { groupOf[key] = groups.count; groups.append([placement]) }
         }
-        guard shown.count >= 2 else { return }
-        // Each asset's first frame first, so that the threads start on different decodes
-        // (a second frame of an asset being decoded waits for that decode).
-        var seen = Set<String>()
-        let firsts = shown.filter { seen.insert($0.asset.lowercased()).inserted }
-        seen = []
-        let placements = firsts + shown.filter { !seen.insert($0.asset.lowercased()).inserted }
-        DispatchQueue.concurrentPerform(iterations: placements.count) { k in
-            guard let texture = try? assets.image(placements[k], in: package, transform: transform) else { return }
-            texture.prepare(placement: placements[k], transform: transform)
+        guard groups.count >= 2 else { return }
+        var chosen: [[ImagePlacement]] = [], total = 0
+        for group in groups {
+            guard let bytes = assets.heldBytesBound(for: group[0].asset, in: package), bytes <= assets.budgetBytes - total else { continue }
+            chosen.append(group)
+            total += bytes
+        }
+        guard chosen.count >= 2 else { return }
+        // 1. Each asset decoded on its own thread, its frames' textures asked for in z-order.
+        let jobs = chosen, frames = chosen.flatMap { $0 }
+        let starts = jobs.indices.map { g in jobs[..<g].reduce(0) { $0 + $1.count } }
+        let textures = ResultSlots<ImageTexture?>(count: frames.count, initial: nil)
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { g in
+            for (k, placement) in jobs[g].enumerated() {
+                guard let texture = try? assets.image(placement, in: package, transform: transform) else { return }
+                textures[starts[g] + k] = texture
+            }
+        }
+        // 2. Every frame resampled on its own thread (frames of one asset too).
+        DispatchQueue.concurrentPerform(iterations: frames.count) { k in
+            textures[k]?.prepare(placement: frames[k], transform: transform)
         }
     }
 

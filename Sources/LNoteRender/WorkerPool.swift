@@ -2,8 +2,9 @@ import Foundation
 
 /// Jobs 0..<n on a few threads: each worker takes the next job number until none is left.
 ///
-/// Each worker gets its own `context` (an `AssetCache`, which is not thread-safe); results go
-/// to fixed slots (`ResultSlots`), so what a run produces does not depend on scheduling.
+/// Each worker gets its own `context` (made by `context()`: callers that share one object,
+/// such as the export's thread-safe `AssetCache`, return the same one); results go to fixed
+/// slots (`ResultSlots`), so what a run produces does not depend on scheduling.
 enum WorkerPool {
     static func run<Context>(jobs count: Int, workers: Int, context: @Sendable () -> Context,
                              _ body: @Sendable (Int, Context) -> Void) {

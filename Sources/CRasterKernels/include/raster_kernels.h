@@ -1,12 +1,15 @@
-// The raster backend's C kernels: row compositing of strokes (lnote-format.md section 6), and
-// the prefix sums of texel rows that the image filter integrates (ImageDrawing.swift).
+// The raster backend's C kernels (lnote-format.md section 6): the row compositing of strokes
+// (row_blend.c), and the image filter's texel sums (texel_sums.c: upright frames' row sums,
+// rotated frames' row prefix sums and the edge integrals over them; ImageDrawing.swift).
 //
-// The formulas are those of Compositor.swift, operation for operation, so the pixels are the
-// same bit for bit; written in C because Clang vectorizes these loops (four pixels per SSE2
-// vector on baseline x86-64, checked with -Rpass=loop-vectorize; the same vectorizer serves
-// arm64's NEON, not measured here) where Swift's per-pixel loop stays scalar: the float → int
-// truncation has no fast generic SIMD form in Swift. No fused multiply-add
-// (contraction is off in row_blend.c), so every target rounds the same way.
+// Compositing: the formulas are those of Compositor.swift, operation for operation, so the
+// pixels are the same bit for bit; written in C because Clang vectorizes these loops (four
+// pixels per SSE2 vector on baseline x86-64, checked with -Rpass=loop-vectorize; the same
+// vectorizer serves arm64's NEON, not measured here) where Swift's per-pixel loop stays
+// scalar: the float → int truncation has no fast generic SIMD form in Swift. Texel sums: exact
+// integer sums where the texels are straight, and for the rest the float arithmetic the
+// filter had in Swift, pinned by TexelKernelTests. No fused multiply-add (contraction is off
+// in both files), so every target rounds the same way.
 #ifndef LNOTE_RASTER_KERNELS_H
 #define LNOTE_RASTER_KERNELS_H
 
@@ -65,7 +68,7 @@ typedef struct {
 /// The edge integrals ∫ F dy of a tile of ni × nj pixels (EdgeIntegrator.integrate): corner
 /// (a, b) at q + a·ex + b·ey in texel coordinates; h[4·(a + b·n)] from corner (a, b) to
 /// (a + 1, b) for b ≤ nj, v[4·(a + b·(n + 1))] from (a, b) to (a, b + 1) for a ≤ ni; `count`
-/// rows from texel row k0. Double for double and float for float the Swift it replaced.
+/// rows from texel row k0. Pinned by TexelKernelTests to the Swift it replaced, bit for bit.
 void lnote_tile_edges(const lnote_prefix_row *rows, int32_t count, intptr_t k0, double span_x, double span_y,
                       int32_t premultiply, double qx, double qy, double exx, double exy, double eyx, double eyy,
                       int32_t ni, int32_t nj, int32_t n, float *h, float *v);
