@@ -9,18 +9,29 @@
 // pinned by TexelKernelTests against plain Swift formulas, bit for bit.
 #pragma clang fp contract(off)
 
-// The next row's span is asked for, one cache line (64 bytes) at a time, before this row is
-// summed: the rows of a rotated frame's tile are short runs a whole image row apart, which
-// the hardware prefetcher does not follow from one row to the next.
-enum { prefetch_step = 64 };
+// The next row's span (`count` texels at `next`, if any) asked for, one cache line at a time,
+// before this row is summed: the rows of a rotated frame's tile are short runs a whole image
+// row apart, which the hardware prefetcher does not follow from one row to the next.
+static inline void prefetch_span(const uint8_t *next, int32_t count) {
+    if (!next || count <= 0) return;
+    for (int32_t b = 0; b < 4 * count; b += 64) __builtin_prefetch(next + b, 0, 3);
+    __builtin_prefetch(next + 4 * count - 1, 0, 3);   // the line the span ends in
+}
+
+// A texel as TexelReader.texel reads it: exact byte values, premultiplied by m = a · (1/255)
+// when asked (alpha itself kept).
+static inline __attribute__((always_inline)) void read_texel(const uint8_t *t, int premultiply, float v[4]) {
+    v[0] = t[0]; v[1] = t[1]; v[2] = t[2]; v[3] = t[3];
+    if (premultiply) {
+        float m = v[3] * (1.0f / 255.0f);
+        v[0] *= m; v[1] *= m; v[2] *= m;
+    }
+}
 
 void lnote_prefix_rgba8(const uint8_t *restrict texels, int32_t count, uint32_t *restrict prefix,
                         const uint8_t *next) {
     int32_t c = 0;
-    if (next) {
-        for (int32_t b = 0; b < 4 * count; b += prefetch_step) __builtin_prefetch(next + b, 0, 3);
-        if (count > 0) __builtin_prefetch(next + 4 * count - 1, 0, 3);   // the line the span ends in
-    }
+    prefetch_span(next, count);
 #if defined(__SSE2__)
     // Four texels a load, widened byte → 16 → 32 bits, one running add each.
     const __m128i zero = _mm_setzero_si128();
@@ -56,33 +67,17 @@ void lnote_prefix_rgba8(const uint8_t *restrict texels, int32_t count, uint32_t 
 
 void lnote_prefix_rgba8_premultiplied(const uint8_t *restrict texels, int32_t count, float *restrict prefix,
                                       const uint8_t *next) {
-    if (next) {
-        for (int32_t b = 0; b < 4 * count; b += prefetch_step) __builtin_prefetch(next + b, 0, 3);
-        if (count > 0) __builtin_prefetch(next + 4 * count - 1, 0, 3);   // the line the span ends in
-    }
-    const float inv = 1.0f / 255.0f;
-    float r = 0, g = 0, b = 0, a = 0;
+    prefetch_span(next, count);
+    float acc[4] = {0, 0, 0, 0};
     prefix[0] = prefix[1] = prefix[2] = prefix[3] = 0;
     for (int32_t c = 0; c < count; c++) {
-        const uint8_t *t = texels + 4 * c;
-        float m = (float)t[3] * inv;
-        r += (float)t[0] * m; g += (float)t[1] * m; b += (float)t[2] * m; a += (float)t[3];
-        float *p = prefix + 4 * (c + 1);
-        p[0] = r; p[1] = g; p[2] = b; p[3] = a;
+        float v[4];
+        read_texel(texels + 4 * c, 1, v);
+        for (int k = 0; k < 4; k++) prefix[4 * (c + 1) + k] = acc[k] += v[k];
     }
 }
 
 // MARK: Upright frames: one texel row into every pixel of a pixel row
-
-// A texel as TexelReader.texel reads it: exact byte values, premultiplied by m = a · (1/255)
-// when asked (alpha itself kept).
-static inline __attribute__((always_inline)) void read_texel(const uint8_t *t, int premultiply, float v[4]) {
-    v[0] = t[0]; v[1] = t[1]; v[2] = t[2]; v[3] = t[3];
-    if (premultiply) {
-        float m = v[3] * (1.0f / 255.0f);
-        v[0] *= m; v[1] *= m; v[2] *= m;
-    }
-}
 
 // Texels x0..<x1, each weight 1: premultiplied texels one after another in floats; straight
 // ones as exact integers in blocks of 256 from x0, each block's sum then added as a float (so

@@ -64,15 +64,17 @@ public final class AssetCache: @unchecked Sendable {
     }
 
     /// The image to draw for `placement` through `transform`, decoded (or taken from the cache).
-    func image(_ placement: ImagePlacement, in package: LNotePackage, transform: PageTransform) throws(LNoteError) -> ImageTexture {
+    /// `fileBytes`: the asset file's bytes if the caller already read them (`decodeBound`).
+    func image(_ placement: ImagePlacement, in package: LNotePackage, transform: PageTransform,
+               fileBytes: [UInt8]? = nil) throws(LNoteError) -> ImageTexture {
         // The frame's size in pixels, before rotation: the image is scaled to fill it.
         let target = (width: Self.pixels(transform.length(Double(placement.width))),
                       height: Self.pixels(transform.length(Double(placement.height))))
-        // The package path is part of every key: a copied document holds assets of the same names.
-        let nameKey = package.path + "\u{0}" + placement.asset.lowercased()
+        let nameKey = Self.nameKey(placement.asset, in: package)
         let file = "assets/\(placement.asset)"
         // The header alone decides the decode size, so a cached image needs no file read.
-        let (info, chroma, data) = try header(placement.asset, in: package, nameKey: nameKey)
+        let (info, chroma, read) = try header(placement.asset, in: package, nameKey: nameKey)
+        let data = read ?? fileBytes
         let denominator = info.format == .jpeg
             ? ImageDecoder.jpegScaleDenominator(width: info.width, height: info.height, target: target,
                                                 headroom: jpegHeadroom, chromaScale: chroma) : 1
@@ -164,14 +166,22 @@ public final class AssetCache: @unchecked Sendable {
         }
     }
 
-    /// The most bytes `asset` can hold in this cache once decoded for any frame: its texels
-    /// decoded whole and its resampled frames' store, from its header (read as `image` reads
-    /// it, and kept). Nil when it cannot be read; the draw reports that.
-    func heldBytesBound(for asset: String, in package: LNotePackage) -> Int? {
-        guard let (info, _, _) = try? header(asset, in: package, nameKey: package.path + "\u{0}" + asset.lowercased()) else { return nil }
+    /// The most bytes `asset` can hold in this cache once decoded for any frame (its texels
+    /// decoded whole and its resampled frames' store), from its header, read as `image` reads
+    /// it and kept; with the file's bytes when they had to be read for that, to hand to
+    /// `image(_:in:transform:fileBytes:)` so that the decode does not read the file again.
+    /// Nil when it cannot be read (the draw reports that) or is over the pixel limit.
+    func decodeBound(for asset: String, in package: LNotePackage) -> (bytes: Int, fileBytes: [UInt8]?)? {
+        guard let (info, _, read) = try? header(asset, in: package, nameKey: Self.nameKey(asset, in: package)) else { return nil }
         let (texels, overflow) = info.width.multipliedReportingOverflow(by: info.height)
         guard !overflow, texels <= Self.maxAssetPixels else { return nil }   // the decode refuses it
-        return texels * 4 + resampleBudget(texels: texels)
+        return (texels * 4 + resampleBudget(texels: texels), read)
+    }
+
+    /// The key of `asset` in `package`. The package path is part of every key: a copied
+    /// document holds assets of the same names.
+    private static func nameKey(_ asset: String, in package: LNotePackage) -> String {
+        package.path + "\u{0}" + asset.lowercased()
     }
 
     private func record(failure: LNoteError, for nameKey: String) {

@@ -144,7 +144,7 @@ public struct RasterBackend: PageBackend {
     /// kept frame in its `ResampleStore`, and only composites them in z-order: the same pixels.
     ///
     /// Memory: only assets whose decode fits the cache's budget together are prepared (bounded
-    /// from their headers, `AssetCache.heldBytesBound`), so what this holds at once stays
+    /// from their headers, `AssetCache.decodeBound`), so what this holds at once stays
     /// within `assets.budgetBytes` and nothing it decodes is evicted before the draw uses it,
     /// unless other workers sharing the cache need the room. The rest are left to the draw, as
     /// are pages with fewer than two such assets (nothing to overlap) and every failure: the
@@ -157,20 +157,22 @@ public struct RasterBackend: PageBackend {
             if let g = groupOf[key] { groups[g].append(placement) } else { groupOf[key] = groups.count; groups.append([placement]) }
         }
         guard groups.count >= 2 else { return }
-        var chosen: [[ImagePlacement]] = [], total = 0
+        // The file bytes read for a header go on to that asset's decode.
+        var chosen: [(frames: [ImagePlacement], fileBytes: [UInt8]?)] = [], total = 0
         for group in groups {
-            guard let bytes = assets.heldBytesBound(for: group[0].asset, in: package), bytes <= assets.budgetBytes - total else { continue }
-            chosen.append(group)
-            total += bytes
+            guard let bound = assets.decodeBound(for: group[0].asset, in: package), bound.bytes <= assets.budgetBytes - total else { continue }
+            chosen.append((group, bound.fileBytes))
+            total += bound.bytes
         }
         guard chosen.count >= 2 else { return }
         // 1. Each asset decoded on its own thread, its frames' textures asked for in z-order.
-        let jobs = chosen, frames = chosen.flatMap { $0 }
-        let starts = jobs.indices.map { g in jobs[..<g].reduce(0) { $0 + $1.count } }
+        let jobs = chosen, frames = chosen.flatMap(\.frames)
+        let starts = jobs.indices.map { g in jobs[..<g].reduce(0) { $0 + $1.frames.count } }
         let textures = ResultSlots<ImageTexture?>(count: frames.count, initial: nil)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { g in
-            for (k, placement) in jobs[g].enumerated() {
-                guard let texture = try? assets.image(placement, in: package, transform: transform) else { return }
+            for (k, placement) in jobs[g].frames.enumerated() {
+                guard let texture = try? assets.image(placement, in: package, transform: transform,
+                                                      fileBytes: k == 0 ? jobs[g].fileBytes : nil) else { return }
                 textures[starts[g] + k] = texture
             }
         }

@@ -12,14 +12,42 @@ final class AssetCacheTests: XCTestCase {
     /// A package whose assets/ holds `assets` (name → image), opened.
     func package(in dir: String, id: String = "8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10",
                  assets: [String: Bitmap]) throws -> LNotePackage {
-        let made = try TestPackage.make(in: dir, pages: 2, documentID: id)
+        try LNotePackage.open(at: URL(fileURLWithPath: try made(in: dir, id: id, pages: 2, assets: assets).path))
+    }
+
+    func made(in dir: String, id: String = "8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10", pages: Int,
+              assets: [String: Bitmap]) throws -> TestPackage {
+        let made = try TestPackage.make(in: dir, pages: pages, documentID: id)
         try FileManager.default.createDirectory(atPath: made.path + "/assets", withIntermediateDirectories: true)
         for (name, image) in assets {
             let bytes = name.hasSuffix(".jpg") ? try JPEGEncoder.encode(image, quality: 90)
                 : try PNGEncoder.encode(image, options: PNGEncodeOptions(includeAlpha: true))
             try Data(bytes).write(to: URL(fileURLWithPath: made.path + "/assets/" + name))
         }
-        return try LNotePackage.open(at: URL(fileURLWithPath: made.path))
+        return made
+    }
+
+    /// A one-page package over `assets` whose page shows `frames` in order, then `extra`; and that page.
+    func imagePage(in dir: String, assets: [String: Bitmap], frames: [ImagePlacement],
+                   extra: [Element] = []) throws -> (LNotePackage, LoadedPage) {
+        let made = try made(in: dir, pages: 1, assets: assets)
+        try made.writeContent(page: 0, elements: frames.enumerated().map { k, frame in
+            Element.image(id: String(format: "B0000000-0000-4000-8000-%012d", k + 1), placement: frame)
+        } + extra)
+        let p = try LNotePackage.open(at: URL(fileURLWithPath: made.path))
+        return (p, try p.loadPage(at: 0))
+    }
+
+    /// The page drawn element by element onto a raster backend, with nothing prepared ahead.
+    func plainDraw(_ page: LoadedPage, of p: LNotePackage, options: RenderOptions, assets: AssetCache) throws -> [UInt8] {
+        var plain = RasterBackend(package: p, assets: assets)
+        let t = try PageRenderer.transform(for: page.entry, options: options, file: page.contentFile)
+        _ = try PageRenderer.draw(page, transform: t, layers: options.background.layers, onto: &plain)
+        return plain.canvas.bitmap.pixels
+    }
+
+    func assertSamePixels(_ a: [UInt8], _ b: [UInt8], _ what: String, line: UInt = #line) {
+        XCTAssertTrue(a == b, "\(what): \(zip(a, b).filter { $0 != $1 }.count) bytes differ", line: line)
     }
 
     func solid(_ w: Int, _ h: Int, _ v: UInt8) -> Bitmap {
@@ -138,23 +166,14 @@ final class AssetCacheTests: XCTestCase {
         for k in 0..<(1600 * 1200) { photo[4 * k] = UInt8(k % 253); photo[4 * k + 1] = UInt8((k / 1600) % 256); photo[4 * k + 2] = UInt8((k * 7) % 255) }
         var overlay = [UInt8](repeating: 0, count: 600 * 400 * 4)
         for k in 0..<(600 * 400) { overlay[4 * k] = UInt8(k % 251); overlay[4 * k + 2] = 90; overlay[4 * k + 3] = UInt8((k / 600) % 256) }
-        let made = try TestPackage.make(in: dir, pages: 1)
-        try FileManager.default.createDirectory(atPath: made.path + "/assets", withIntermediateDirectories: true)
-        try Data(try JPEGEncoder.encode(Bitmap(width: 1600, height: 1200, pixels: photo, isPremultiplied: false), quality: 90))
-            .write(to: URL(fileURLWithPath: made.path + "/assets/" + jpg))
-        try Data(try PNGEncoder.encode(Bitmap(width: 600, height: 400, pixels: overlay, isPremultiplied: false),
-                                       options: PNGEncodeOptions(includeAlpha: true)))
-            .write(to: URL(fileURLWithPath: made.path + "/assets/" + png))
         let frames = [ImagePlacement(asset: jpg, x: 500, y: 400, width: 6000, height: 4500),
                       ImagePlacement(asset: jpg, x: 900, y: 5600, width: 3000, height: 2250, rotation: -7000, opacity: 700),
                       ImagePlacement(asset: png, x: 4000, y: 6500, width: 3300, height: 2200, rotation: 90000),
                       ImagePlacement(asset: png, x: 2500, y: 9000, width: 2000, height: 1333, rotation: 12500),
                       ImagePlacement(asset: png, x: 7000, y: 200, width: 3000, height: 2000)]   // partly off the page
-        try made.writeContent(page: 0, elements: frames.enumerated().map { k, frame in
-            Element.image(id: String(format: "B0000000-0000-4000-8000-%012d", k + 1), placement: frame)
-        } + [TestPackage.stroke(index: 0)])
-        let p = try LNotePackage.open(at: URL(fileURLWithPath: made.path))
-        let page = try p.loadPage(at: 0)
+        let (p, page) = try imagePage(in: dir, assets: [jpg: Bitmap(width: 1600, height: 1200, pixels: photo, isPremultiplied: false),
+                                                        png: Bitmap(width: 600, height: 400, pixels: overlay, isPremultiplied: false)],
+                                      frames: frames, extra: [TestPackage.stroke(index: 0)])
         for size in [OutputSize.width(320), .scale(1)] {
             let cache = AssetCache()
             let rendered = try PageRenderer.render(page, of: p, options: RenderOptions(size: size), assets: cache)
@@ -165,11 +184,8 @@ final class AssetCacheTests: XCTestCase {
                 let overlayStore = try XCTUnwrap(try cache.image(frames[2], in: p, scale: rendered.scale).resamples)
                 XCTAssertEqual(photoStore.hits + overlayStore.hits, 4)
             }
-            var plain = RasterBackend(package: p, assets: AssetCache(keepsResampledFrames: false))
-            let t = try PageRenderer.transform(for: page.entry, options: RenderOptions(size: size), file: page.contentFile)
-            _ = try PageRenderer.draw(page, transform: t, layers: RenderOptions(size: size).background.layers, onto: &plain)
-            XCTAssertTrue(rendered.bitmap.pixels == plain.canvas.bitmap.pixels,
-                          "\(size): \(zip(rendered.bitmap.pixels, plain.canvas.bitmap.pixels).filter { $0 != $1 }.count) bytes differ")
+            assertSamePixels(rendered.bitmap.pixels, try plainDraw(page, of: p, options: RenderOptions(size: size),
+                                                                   assets: AssetCache(keepsResampledFrames: false)), "\(size)")
         }
     }
 
@@ -181,29 +197,17 @@ final class AssetCacheTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var photo = [UInt8](repeating: 255, count: 1600 * 1200 * 4)
         for k in 0..<(1600 * 1200) { photo[4 * k] = UInt8((k % 1600) % 2 * 255); photo[4 * k + 1] = UInt8((k / 1600) % 256); photo[4 * k + 2] = UInt8((k * 13) % 255) }
-        let made = try TestPackage.make(in: dir, pages: 1)
-        try FileManager.default.createDirectory(atPath: made.path + "/assets", withIntermediateDirectories: true)
-        try Data(try JPEGEncoder.encode(Bitmap(width: 1600, height: 1200, pixels: photo, isPremultiplied: false), quality: 90))
-            .write(to: URL(fileURLWithPath: made.path + "/assets/" + jpg))
-        try Data(try PNGEncoder.encode(solid(300, 200, 120), options: PNGEncodeOptions(includeAlpha: true)))
-            .write(to: URL(fileURLWithPath: made.path + "/assets/" + png))
         let large = ImagePlacement(asset: jpg, x: 500, y: 400, width: 6000, height: 4500)
         let tiny = ImagePlacement(asset: jpg, x: 7000, y: 9000, width: 100, height: 75)   // 10 px at scale 1: a 1/2 decode's size
-        let frames = [large, ImagePlacement(asset: png, x: 3000, y: 6000, width: 3000, height: 2000, rotation: 12500), tiny]
-        try made.writeContent(page: 0, elements: frames.enumerated().map { k, frame in
-            Element.image(id: String(format: "B0000000-0000-4000-8000-%012d", k + 1), placement: frame)
-        })
-        let p = try LNotePackage.open(at: URL(fileURLWithPath: made.path))
-        let page = try p.loadPage(at: 0)
+        let (p, page) = try imagePage(in: dir, assets: [jpg: Bitmap(width: 1600, height: 1200, pixels: photo, isPremultiplied: false),
+                                                        png: solid(300, 200, 120)],
+                                      frames: [large, ImagePlacement(asset: png, x: 3000, y: 6000, width: 3000, height: 2000, rotation: 12500), tiny])
         let options = RenderOptions(size: .scale(1))
-        let t = try PageRenderer.transform(for: page.entry, options: options, file: page.contentFile)
-        var plain = RasterBackend(package: p, assets: AssetCache())
-        _ = try PageRenderer.draw(page, transform: t, layers: options.background.layers, onto: &plain)
+        let plain = try plainDraw(page, of: p, options: options, assets: AssetCache())
         for run in 0..<12 {
             let cache = AssetCache()
             let rendered = try PageRenderer.render(page, of: p, options: options, assets: cache)
-            XCTAssertTrue(rendered.bitmap.pixels == plain.canvas.bitmap.pixels,
-                          "run \(run): \(zip(rendered.bitmap.pixels, plain.canvas.bitmap.pixels).filter { $0 != $1 }.count) bytes differ")
+            assertSamePixels(rendered.bitmap.pixels, plain, "run \(run)")
             XCTAssertEqual(cache.decodeCount, 2, "run \(run): the photo decoded once, whole; its 1/2 texture averaged from it")
         }
     }
