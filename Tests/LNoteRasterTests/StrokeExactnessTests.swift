@@ -31,6 +31,7 @@ final class StrokeExactnessTests: XCTestCase {
         XCTAssertLessThanOrEqual(s.maxErr, 1.0 / 16, "largest error", file: file, line: line)
     }
 
+    func testScale025() { assertWithinBar(check(scale: 0.25, seed: 5)) }
     func testScale038() { assertWithinBar(check(scale: 0.38, seed: 1)) }
     func testScale1() { assertWithinBar(check(scale: 1, seed: 2)) }
     func testScale2() { assertWithinBar(check(scale: 2, seed: 3)) }
