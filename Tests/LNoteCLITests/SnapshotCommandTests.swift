@@ -188,12 +188,29 @@ final class SnapshotCommandTests: XCTestCase {
         XCTAssertEqual(consoleErrors, [], output)
     }
 
+    /// Goldens do not depend on the SIMD code libjpeg-turbo picks for the CPU: the feature
+    /// fixture's pages (JPEG photos shrunk, enlarged, rotated) recorded here match, pixel for
+    /// pixel, renders made with each of its paths forced (its JSIMD_FORCE* switches). The raster's
+    /// own kernels have one path per build (SSE2 baseline); see the README.
+    func testGoldensDoNotDependOnTheJPEGDecodersSIMDPath() throws {
+        let tool = try builtProduct("lnote-render")
+        let fixture = Repo.root + "/Tests/Fixtures/features"
+        XCTAssertEqual(CLIRun(["snapshot", fixture, "--goldens", goldens, "--record", "--width", "480", "-q"]).status, ExitStatus.success)
+        for path in ["JSIMD_FORCENONE", "JSIMD_FORCESSE2", "JSIMD_FORCEAVX2"] {
+            let (status, output) = try runProcess(tool, ["snapshot", fixture, "--goldens", goldens, "--width", "480", "--json"],
+                                                  timeout: 120, environment: [path: "1"])
+            XCTAssertEqual(status, 0, "\(path): \(output)")
+            XCTAssertEqual(output.components(separatedBy: "\"identical\":true").count - 1, 8, "\(path): \(output)")
+        }
+    }
+
     /// Runs a program; its exit status and output (stdout, then stderr).
     func runProcess(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60,
-                    separateErrors: Bool = false) throws -> (Int32, String) {
+                    separateErrors: Bool = false, environment: [String: String]? = nil) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
