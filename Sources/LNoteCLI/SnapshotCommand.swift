@@ -125,7 +125,7 @@ enum SnapshotCommand {
                     else { reporter.report(Problem(.error, code: "page-entry", file: document.path, page: page.number, message: page.summary)) }
                 } else if page.status == .unreadable {
                     reporter.report(Problem(.error, code: "golden", file: page.golden, page: page.number, message: page.summary))
-                } else if page.status != .matched || !quiet {
+                } else if page.status.fails || !quiet {
                     reporter.line("\(page.status.rawValue): \(page.golden ?? (document.goldenDirectory + "/" + (page.name?.fileName ?? "?"))) (page \(page.number) of \(document.path)): \(page.summary)")
                 }
             }

@@ -150,7 +150,7 @@ public enum SnapshotHTMLReport {
         for status in SnapshotStatus.allCases {
             let n = run.count(status)
             if n > 0 || status == .matched || status == .differs || status == .missing {
-                h += "<span class=\"\(classes[status] ?? "bad")\">\(status.rawValue): \(n)</span>"
+                h += "<span class=\"\(n == 0 ? "zero" : classes[status] ?? "bad")\">\(status.rawValue): \(n)</span>"
             }
         }
         let orphans = run.documents.flatMap(\.orphans) + run.orphanDocuments
