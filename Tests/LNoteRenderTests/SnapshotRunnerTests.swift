@@ -138,6 +138,7 @@ final class SnapshotRunnerTests: XCTestCase {
         XCTAssertEqual(r.exitStatus, 1)
         r = snap(.missing)
         XCTAssertEqual(statuses(r), [.recorded, .matched, .matched])
+        XCTAssertTrue(r.documents[0].orphans.isEmpty, "renamed goldens are no orphans: \(r.documents[0].orphans)")
         XCTAssertEqual(r.pages.compactMap { $0.renamedFrom.map { URL(fileURLWithPath: $0).lastPathComponent } },
                        ["001-c0a80101-0000-4000-8000-000000000001.png", "002-c0a80101-0000-4000-8000-000000000002.png"])
         XCTAssertEqual(goldenFiles(), ["001-d0d0d0d0.png", "002-c0a80101-0000-4000-8000-000000000001.png",
@@ -145,6 +146,26 @@ final class SnapshotRunnerTests: XCTestCase {
         r = snap()
         XCTAssertEqual(statuses(r), [.matched, .matched, .matched])
         XCTAssertEqual(r.pages.map(\.renumbered), [false, false, false])
+    }
+
+    func testAWholeIDGoldenIsFoundWhenItsNameBecomesShort() throws {
+        let package = try makeLibrary(pages: 2)
+        XCTAssertEqual(snap(.missing).exitStatus, 0)
+        XCTAssertEqual(goldenFiles(), ["001-c0a80101-0000-4000-8000-000000000001.png", "002-c0a80101-0000-4000-8000-000000000002.png"])
+        // Page 2 gone: page 1 no longer shares its first eight digits, its name is short.
+        try package.writeDocument(pageIDs: [package.pageIDs[0]])
+        var r = snap()
+        XCTAssertEqual(statuses(r), [.matched])
+        XCTAssertEqual(r.pages[0].name?.fileName, "001-c0a80101.png")
+        XCTAssertTrue(r.pages[0].renumbered)
+        XCTAssertEqual(r.documents[0].orphans.map { URL(fileURLWithPath: $0.path).lastPathComponent },
+                       ["002-c0a80101-0000-4000-8000-000000000002.png"])
+        r = snap(.missing, prune: true)
+        XCTAssertEqual(r.documents[0].orphans.map(\.pruned), [true])
+        XCTAssertEqual(r.documents[0].orphans.compactMap(\.error), [])
+        XCTAssertEqual(r.pages[0].renamedFrom.map { URL(fileURLWithPath: $0).lastPathComponent }, "001-c0a80101-0000-4000-8000-000000000001.png")
+        XCTAssertEqual(goldenFiles(), ["001-c0a80101.png"])
+        XCTAssertEqual(statuses(snap()), [.matched])
     }
 
     func testAGoldenOfAnotherRendererVersionIsReportedAsOutdated() throws {

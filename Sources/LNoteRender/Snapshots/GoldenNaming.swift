@@ -6,7 +6,10 @@
 // are not: when a page is inserted before it, the golden `003-2375571a.png` is still the golden
 // of that page (now page 4), compared as such, and renamed to `004-2375571a.png` when goldens are
 // recorded (`--record`, `--update`). Should two pages of a document share those eight digits,
-// both are named with the whole id instead (`003-2375571a-d637-417c-9045-33bbdcbfb3e4.png`).
+// both are named with the whole id instead (`003-2375571a-d637-417c-9045-33bbdcbfb3e4.png`); a
+// golden named with the whole id is still found when its page's name becomes short again. (A page
+// added later whose id shares the eight digits of an existing page's short-named golden makes
+// that golden unmatched: it is listed as a golden of no page and the page as missing.)
 
 import LNoteFormat
 

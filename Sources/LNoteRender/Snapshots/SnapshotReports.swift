@@ -16,7 +16,7 @@ extension PageSnapshot {
         case .differs, .outdated: if let c = comparison { parts.append(c.description) }
         case .unreadable, .failed: break
         }
-        if renumbered { parts.append("the golden is named for another page number; --record renames it") }
+        if renumbered { parts.append("the golden's name is out of date (another page number or id form); --record renames it") }
         if let renamedFrom { parts.append("golden renamed from \(URL(fileURLWithPath: renamedFrom).lastPathComponent)") }
         if let message { parts.append(message) }
         return parts.joined(separator: "; ")

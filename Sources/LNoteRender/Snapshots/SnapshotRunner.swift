@@ -246,8 +246,11 @@ public enum SnapshotRunner {
         let existing = FileIO.listDirectory(atPath: directory).compactMap(GoldenName.init(fileName:)).sorted { $0.fileName < $1.fileName }
         var byKey: [String: [GoldenName]] = [:]
         for name in existing { byKey[name.key, default: []].append(name) }
-        let chosen: [GoldenName?] = names.map { name in
-            guard let name, let candidates = byKey[name.key] else { return nil }
+        let chosen: [GoldenName?] = zip(names, package.pages).map { name, slot in
+            guard let name, let id = slot.entry?.id.canonical.lowercased() else { return nil }
+            // A golden named with the whole id still belongs to its page once the page that
+            // shared its first eight digits is gone (the name is then renamed when recording).
+            guard let candidates = byKey[name.key] ?? byKey[id] else { return nil }
             return candidates.first { $0.number == name.number } ?? candidates[0]
         }
         let context = PageContext(package: package, key: document.key, directory: directory, options: options,
@@ -260,7 +263,8 @@ public enum SnapshotRunner {
         result.pages = (0..<package.pages.count).map { slots[$0]! }
 
         // Goldens of no page: every file whose key no page has (or a second file of one page's key).
-        let kept = Set(result.pages.compactMap { $0.golden.map { URL(fileURLWithPath: $0).lastPathComponent } })
+        // (A golden renamed in this run is its page's, under its old name too.)
+        let kept = Set(result.pages.flatMap { [$0.golden, $0.renamedFrom].compactMap { $0.map { URL(fileURLWithPath: $0).lastPathComponent } } })
         let invalidIDs = package.pages.compactMap { slot -> String? in
             if case .invalid(_, let raw, _) = slot { return raw?.lowercased() }
             return nil
@@ -402,7 +406,7 @@ private struct PageContext: Sendable {
         }
         let goldenPath = directory + "/" + golden.fileName
         page.golden = goldenPath
-        page.renumbered = golden.number != name.number
+        page.renumbered = golden != name
         let goldenBytes: [UInt8], expected: Bitmap
         do {
             goldenBytes = try FileIO.readRegularFile(atPath: goldenPath, display: goldenPath, maxBytes: 1 << 30)
