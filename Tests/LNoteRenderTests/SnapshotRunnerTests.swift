@@ -106,6 +106,11 @@ final class SnapshotRunnerTests: XCTestCase {
         XCTAssertEqual(statuses(snap(.all)), [.matched, .updated, .matched])
         XCTAssertNotEqual(FileManager.default.contents(atPath: golden), bytes)
         XCTAssertEqual(statuses(snap()), [.matched, .matched, .matched])
+        // The artifacts of earlier runs are gone from the report directory; other files stay.
+        let artifactDir = artifacts + "/trip/8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10"
+        try AtomicFile.write([1], toPath: artifactDir + "/notes.txt")
+        XCTAssertEqual(statuses(snap()), [.matched, .matched, .matched])
+        XCTAssertEqual(FileIO.listDirectory(atPath: artifactDir), ["notes.txt"])
 
         // A removed page: its golden is listed, kept by every mode but --prune.
         try package.writeDocument(pageIDs: Array(package.pageIDs.prefix(2)))

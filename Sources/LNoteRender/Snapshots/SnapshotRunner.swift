@@ -253,6 +253,7 @@ public enum SnapshotRunner {
             guard let candidates = byKey[name.key] ?? byKey[id] else { return nil }
             return candidates.first { $0.number == name.number } ?? candidates[0]
         }
+        if let artifacts = options.artifactsDirectory { removeStaleArtifacts(in: document.key.isEmpty ? artifacts : artifacts + "/" + document.key) }
         let context = PageContext(package: package, key: document.key, directory: directory, options: options,
                                   overrides: overrides, assets: AssetCache(budgetBytes: PageExporter.assetBudget))
         let slots = ResultSlots<PageSnapshot?>(count: package.pages.count, initial: nil)
@@ -275,6 +276,17 @@ public enum SnapshotRunner {
             result.orphans.append(orphan(directory + "/" + name.fileName, prune: options.prune))
         }
         return result
+    }
+
+    /// Deletes the images an earlier run left in a document's artifact directory (only files named
+    /// as artifacts are: `NNN-<id>.expected.png`, `.actual.png`, `.diff.png`), so that a report
+    /// directory holds this run's images only.
+    static func removeStaleArtifacts(in directory: String) {
+        for name in FileIO.listDirectory(atPath: directory) {
+            for kind in [".expected.png", ".actual.png", ".diff.png"] where name.hasSuffix(kind) {
+                if GoldenName(fileName: String(name.dropLast(kind.count)) + ".png") != nil { _ = unlink(directory + "/" + name) }
+            }
+        }
     }
 
     static func orphan(_ path: String, prune: Bool) -> OrphanGolden {
