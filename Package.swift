@@ -30,6 +30,8 @@ let package = Package(
     products: [
         .executable(name: "lnote-render", targets: ["lnote-render"]),
         .library(name: "LNoteRender", targets: ["LNoteRender"]),
+        // Golden-image snapshot assertions for apps' XCTest and Swift Testing tests.
+        .library(name: "LNoteSnapshotTesting", targets: ["LNoteSnapshotTesting"]),
     ],
     targets: [
         // System C libraries.
@@ -56,6 +58,7 @@ let package = Package(
         .target(name: "LNoteVector", dependencies: ["LNoteFormat", "LNoteShape", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
         .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
                                                     "LNoteVector"]),
+        .target(name: "LNoteSnapshotTesting", dependencies: ["LNoteRender", "LNoteRaster", "LNoteCodecs", "LNoteFormat", "LNoteBitmap"]),
         // Level-2 storage: packages into one SQLite database and back (migrate, restore).
         .target(name: "LNoteStore", dependencies: ["LNoteFormat", "CSQLite"]),
         .target(name: "LNoteCLI", dependencies: ["LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore"]),
@@ -77,7 +80,8 @@ let package = Package(
         .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
         .testTarget(name: "LNoteVectorTests", dependencies: ["LNoteVector", "LNoteRender", "LNoteShape", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
         .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteVector", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
-                                                             "CJPEG", "CZlib", "LNoteTestSupport"]),
+                                                             "CJPEG", "CZlib", "LNoteTestSupport", "LNoteSnapshotTesting"],
+                    exclude: ["__Snapshots__"]),
         .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore"]),
         .testTarget(name: "LNoteStoreTests", dependencies: ["LNoteStore", "LNoteFormat", "LNoteRender", "LNoteBitmap", "CSQLite"]),
     ]

@@ -149,6 +149,7 @@ public enum ExitStatus {
     public static let failure: Int32 = 1
     /// The command line was wrong.
     public static let usage: Int32 = 2
-    /// `diff` only: an image could not be read or decoded, so nothing was compared.
+    /// `diff` and `snapshot` only: an image (or a document) could not be read or decoded, so
+    /// not everything was compared.
     public static let cannotCompare: Int32 = 3
 }

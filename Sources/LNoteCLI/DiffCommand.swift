@@ -34,7 +34,7 @@ enum DiffCommand {
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
         let reporter = Reporter(args, console: console)
         let channelTolerance = try args.int("tolerance", in: 0...255) ?? 0
-        let allowed = try args.string("max-differing").map { text throws(UsageError) in try Allowance(parsing: text) } ?? .pixels(0)
+        let allowed = try args.string("max-differing").map { text throws(UsageError) in try allowance(text) } ?? .pixels(0)
         let expectedPath = args.positionals[0], actualPath = args.positionals[1]
         guard let expected = load(expectedPath, reporter: reporter), let actual = load(actualPath, reporter: reporter) else {
             return reporter.finish(ExitStatus.cannotCompare)
@@ -83,30 +83,14 @@ enum DiffCommand {
     }
 
     /// `--max-differing`: a pixel count, or a percentage of the expected image's pixels.
-    enum Allowance: Equatable {
-        case pixels(Int)
-        case percent(Double)
+    typealias Allowance = PixelAllowance
 
-        init(parsing text: String) throws(UsageError) {
-            if text.hasSuffix("%") {
-                guard let p = Double(text.dropLast()), p.isFinite, (0...100).contains(p) else {
-                    throw UsageError("--max-differing: '\(text)' is not a percentage from 0% to 100%")
-                }
-                self = .percent(p)
-            } else {
-                guard let n = Int(text), n >= 0 else {
-                    throw UsageError("--max-differing: '\(text)' is not a pixel count (0 or more) or a percentage (0.5%)")
-                }
-                self = .pixels(n)
-            }
-        }
-
-        /// The allowance in pixels for an image of `total` pixels (a percentage rounds down).
-        func pixels(of total: Int) -> Int {
-            switch self {
-            case .pixels(let n): return n
-            case .percent(let p): return Int((Double(total) * p / 100).rounded(.down))
-            }
+    /// `--max-differing`'s value, or a usage error naming the option.
+    static func allowance(_ text: String) throws(UsageError) -> PixelAllowance {
+        do throws(PixelAllowance.ParseError) {
+            return try PixelAllowance(parsing: text)
+        } catch {
+            throw UsageError("--max-differing: \(error.message)")
         }
     }
 

@@ -241,7 +241,7 @@ enum ManCommand {
         }
         out.append(".SH EXIT STATUS")
         for (status, meaning) in CommandSpec.standardExitStatuses { out += [".TP", "\(status)", escape(meaning)] }
-        out += [".TP", "3", escape("diff only: an image could not be read or decoded; nothing was compared")]
+        out += [".TP", "3", escape("diff and snapshot only: an image (or a document) could not be read or decoded; not everything was compared")]
         out += [".SH FILES", escape("A package is a directory: document.json, pages/, assets/, thumbnails/, manifest.json. Rendering only reads it; thumbnails, manifest.json and compacted snapshots are written atomically.")]
         return out.joined(separator: "\n")
     }

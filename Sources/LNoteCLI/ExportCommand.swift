@@ -213,18 +213,26 @@ enum ExportCommand {
         return .fit(width: w, height: h)
     }
 
-    /// Reads and cross-checks the size, background and format options.
-    static func settings(from args: ParsedArguments) throws(UsageError) -> ExportSettings {
+    /// The size `--scale`, `--dpi`, `--width`, `--height` or `--fit` asks for (at most one of
+    /// them), else `fallback`. Shared by every command that renders pixels (export, snapshot).
+    static func size(from args: ParsedArguments, default fallback: OutputSize) throws(UsageError) -> OutputSize {
         let sizes = sizeOptions.filter { args.has($0) }
         if sizes.count > 1 {
             throw UsageError("give at most one of --scale, --dpi, --width, --height, --fit (got \(sizes.map { "--\($0)" }.joined(separator: " and ")))")
         }
-        var size = OutputSize.scale(2)
+        var size = fallback
         if let s = try args.double("scale", in: 0.001...1000) { size = .scale(s) }
         if let d = try args.double("dpi", in: 0.072...72000) { size = .dpi(d) }
         if let w = try args.int("width", in: 1...1_000_000) { size = .width(w) }
         if let h = try args.int("height", in: 1...1_000_000) { size = .height(h) }
         if let box = args.string("fit") { size = try fit(box) }
+        return size
+    }
+
+    /// Reads and cross-checks the size, background and format options.
+    static func settings(from args: ParsedArguments) throws(UsageError) -> ExportSettings {
+        let sizes = sizeOptions.filter { args.has($0) }
+        let size = try size(from: args, default: .scale(2))
 
         let transparent = args.flag("transparent")
         let noTemplate = args.flag("no-background")

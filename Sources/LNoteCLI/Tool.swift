@@ -19,7 +19,7 @@ public enum LNoteTool {
     static let subcommands: [Subcommand] = [
         InfoCommand.subcommand, ExportCommand.subcommand, ThumbnailsCommand.subcommand,
         WatchCommand.subcommand, CheckCommand.subcommand, GCCommand.subcommand,
-        CompactCommand.subcommand, DiffCommand.subcommand,
+        CompactCommand.subcommand, DiffCommand.subcommand, SnapshotCommand.subcommand,
         MigrateCommand.subcommand, RestoreCommand.subcommand,
         CompletionsCommand.subcommand, ManCommand.subcommand,
     ]

@@ -19,6 +19,48 @@ public struct ComparisonTolerance: Sendable, Equatable {
     public static let exact = ComparisonTolerance()
 }
 
+/// How many pixels may differ: a count, or a percentage of the expected image's pixels
+/// (`diff --max-differing`, `snapshot --max-differing`, the snapshot override files).
+public enum PixelAllowance: Sendable, Equatable, CustomStringConvertible {
+    case pixels(Int)
+    case percent(Double)
+
+    /// Why a text is not an allowance.
+    public struct ParseError: Error, Sendable, Equatable {
+        public let message: String
+    }
+
+    /// `N` (0 or more) or `P%` (0% to 100%).
+    public init(parsing text: String) throws(ParseError) {
+        if text.hasSuffix("%") {
+            guard let p = Double(text.dropLast()), p.isFinite, (0...100).contains(p) else {
+                throw ParseError(message: "'\(text)' is not a percentage from 0% to 100%")
+            }
+            self = .percent(p)
+        } else {
+            guard let n = Int(text), n >= 0 else {
+                throw ParseError(message: "'\(text)' is not a pixel count (0 or more) or a percentage (0.5%)")
+            }
+            self = .pixels(n)
+        }
+    }
+
+    /// The allowance in pixels for an image of `total` pixels (a percentage rounds down).
+    public func pixels(of total: Int) -> Int {
+        switch self {
+        case .pixels(let n): return n
+        case .percent(let p): return Int((Double(total) * p / 100).rounded(.down))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .pixels(let n): return String(n)
+        case .percent(let p): return (p == p.rounded() ? String(Int(p)) : String(p)) + "%"
+        }
+    }
+}
+
 /// The statistics of comparing an expected image with an actual one.
 public struct ComparisonResult: Sendable, Equatable, CustomStringConvertible {
     public var expectedSize: (width: Int, height: Int)

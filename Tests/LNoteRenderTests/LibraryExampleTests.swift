@@ -22,10 +22,16 @@ final class LibraryExampleTests: XCTestCase {
 
     /// Runs `executable` with `arguments`; stdout and stderr together.
     @discardableResult
-    func run(_ executable: String, _ arguments: [String], in directory: String? = nil, timeout: TimeInterval = 900) throws -> Ran {
+    func run(_ executable: String, _ arguments: [String], in directory: String? = nil, timeout: TimeInterval = 900,
+             environment: [String: String?] = [:]) throws -> Ran {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            var merged = ProcessInfo.processInfo.environment
+            for (name, value) in environment { merged[name] = value }
+            process.environment = merged
+        }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -75,6 +81,14 @@ final class LibraryExampleTests: XCTestCase {
         let start = try XCTUnwrap(readme.range(of: "\n## Using the library\n"), "README lacks the section")
         let section = readme[start.upperBound...].components(separatedBy: "\n## ").first ?? ""
         return section.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```").first! + "\n" }
+    }
+
+    /// The ```swift blocks of the README's "In Swift tests" part of "Snapshot testing".
+    func snapshotExampleBlocks() throws -> [String] {
+        let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
+        let start = try XCTUnwrap(readme.range(of: "\n### In Swift tests: `LNoteSnapshotTesting`\n"), "README lacks the part")
+        let part = readme[start.upperBound...].components(separatedBy: "\n#").first ?? ""
+        return part.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "\n```").first! + "\n" }
     }
 
     /// Writes `text` only when it differs, so an unchanged file keeps its time stamp.
@@ -173,5 +187,51 @@ final class LibraryExampleTests: XCTestCase {
         XCTAssertTrue(failed.output.contains("error: "), failed.output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out + "-not-written"))
         XCTAssertEqual(try run(binary, []).status, 2)
+    }
+
+    /// The README's `LNoteSnapshotTesting` example as an app's test target, depending on this
+    /// repository by version: built, run once recording (it must fail, saying what it wrote),
+    /// then under CI=true against the goldens it wrote (it must pass).
+    func testSnapshotTestingExampleBuildsAgainstAVersionedDependencyAndRuns() throws {
+        guard let swift = find("swift") else {
+            throw XCTSkip("swift is not on PATH: the README's snapshot testing example cannot be built here")
+        }
+        let git = try XCTUnwrap(find("git"), "git is needed to make the tagged clone")
+        let blocks = try snapshotExampleBlocks()
+        let test = try XCTUnwrap(blocks.first { $0.contains("import LNoteSnapshotTesting") })
+        let manifest = try XCTUnwrap(blocks.first { $0.contains("PackageDescription") })
+        let requirement = try XCTUnwrap(manifest.range(of: #"\.package\(url: "[^"]+", from: "0\.1\.0"\)"#, options: .regularExpression),
+                                        "the manifest depends by version: \(manifest)")
+        let work = Self.root + "/.build/library-example"
+        let clone = work + "/lnote-render"
+        let consumer = work + "/notes-app"
+        _ = try syncClone(clone, git: git)
+        try put(manifest.replacingCharacters(in: requirement, with: ".package(url: \"file://\(clone)\", from: \"0.1.0\")"),
+                consumer + "/Package.swift")
+        let tests = consumer + "/Tests/NotesAppTests"
+        try put(test, tests + "/NotesRenderingTests.swift")
+        let fm = FileManager.default
+        try? fm.removeItem(atPath: tests + "/Fixtures")
+        try fm.createDirectory(atPath: tests + "/Fixtures", withIntermediateDirectories: true)
+        try fm.copyItem(atPath: Self.root + "/tools/sample/5F5C08FF-9739-4483-B5A4-3351D704D540.lnote", toPath: tests + "/Fixtures/Trip.lnote")
+        try? fm.removeItem(atPath: tests + "/__Snapshots__")
+
+        let update = try run(swift, ["package", "--package-path", consumer, "--disable-dependency-cache", "update"])
+        XCTAssertEqual(update.status, 0, update.output)
+        let build = try run(swift, ["build", "--build-tests", "--package-path", consumer, "--disable-dependency-cache"])
+        XCTAssertFalse(build.output.contains("unsafe build flags"), build.output)
+        XCTAssertEqual(build.status, 0, build.output)
+        guard build.status == 0 else { return }
+
+        let recording = try run(swift, ["test", "--skip-build", "--package-path", consumer],
+                                environment: ["LNOTE_SNAPSHOT_RECORD": "missing", "CI": nil])
+        XCTAssertNotEqual(recording.status, 0, "recording fails the tests once: \(recording.output)")
+        XCTAssertTrue(recording.output.contains("recorded a new golden"), recording.output)
+        let snapshots = tests + "/__Snapshots__/NotesRenderingTests"
+        XCTAssertEqual((try? fm.contentsOfDirectory(atPath: snapshots))?.sorted(),
+                       ["testCover.1.png", "testEveryPage.1.png", "testEveryPage.2.png", "testEveryPage.3.png"])
+        let checking = try run(swift, ["test", "--skip-build", "--package-path", consumer],
+                               environment: ["LNOTE_SNAPSHOT_RECORD": nil, "CI": "true"])
+        XCTAssertEqual(checking.status, 0, checking.output)
     }
 }

@@ -1,0 +1,233 @@
+import Foundation
+import LNoteFormat
+import LNoteRender
+
+/// `lnote-render snapshot DOC_OR_LIBRARY... --goldens DIR`: every page held against its golden
+/// image. The work is `SnapshotRunner`'s; this reads the options and reports.
+enum SnapshotCommand {
+    static let spec = CommandSpec(
+        name: "snapshot", abstract: "Compare every page with its golden image; record, update and prune goldens.",
+        discussion: """
+            Each DOC_OR_LIBRARY is a .lnote package or a directory searched for them. Every page is rendered
+            (default: the 320-pixel thumbnail width) and compared with DIR/<document>/<NNN>-<id>.png, where
+            <document> is the package's path below the argument without .lnote (a package named directly: its
+            name), NNN the page number padded to three digits and <id> the first 8 hex digits of the page's id
+            (the whole id when two pages of the document share them). A golden is matched by the id, so
+            inserting a page does not mismatch the pages after it: their goldens are still theirs, and
+            --record or --update renames them to the new numbers.
+
+            --record writes missing goldens; --update also rewrites goldens that differ. Neither deletes
+            anything: goldens of pages (or documents) that no longer exist are listed, and only --prune
+            deletes them (it takes DIR to hold the goldens of exactly the documents given).
+            A pixel differs when a channel differs by more than --tolerance; a page matches when at most
+            --max-differing pixels differ, as for 'diff'. DIR/<document>/overrides.json loosens or tightens
+            that for one document or some of its pages:
+              {"tolerance": 2, "pages": {"3": {"maxDiffering": "0.5%"}, "2375571a": {"tolerance": 8}}}
+            Goldens carry the renderer version that made them; a page that differs from a golden of another
+            version is reported as 'outdated'.
+            --report DIR writes index.html with the expected, actual and diff images of every page that
+            fails or is new (a static page that works from file://); --junit FILE writes JUnit XML.
+            """,
+        positionals: [PositionalSpec("DOC_OR_LIBRARY", help: "Packages, or directories holding packages.", variadic: true)],
+        options: [
+            .value("goldens", "PATH", help: "The golden images' directory (required; no default)."),
+            .flag("record", help: "Write goldens that are missing."),
+            .flag("update", help: "Write goldens that are missing or differ (implies --record)."),
+            .flag("prune", help: "Delete goldens of pages and documents that no longer exist."),
+            .value("tolerance", "N", help: "Per-channel tolerance, 0-255 (default 0)."),
+            .value("max-differing", "N|P%", help: "Pixels allowed over the tolerance: a count or a percentage, 0%-100% (default 0)."),
+            .value("width", "W", help: "Page width in pixels, 1-1000000 (default 320, the thumbnail width)."),
+            .value("height", "H", help: "Page height in pixels, 1-1000000 (default: from --width 320)."),
+            .value("scale", "S", help: "Pixels per point, 0.001-1000 (default: from --width 320)."),
+            .value("dpi", "D", help: "Dots per inch, 0.072-72000 (default: from --width 320)."),
+            .value("fit", "WxH", help: "The largest size inside W×H pixels (default: from --width 320)."),
+            .value("max-work", "S", help: "Refuse pages estimated to take over S seconds of one core, 0.001-1e9 (default 10)."),
+            .value("jobs", short: "j", "N", help: "Pages rendered at once, 1-256 (default: the number of cores)."),
+            .value("report", "PATH", help: "Write an HTML report and its images into this directory (default: none)."),
+            .value("junit", "FILE.xml", help: "Write JUnit XML to this file (default: none)."),
+            .flag("json", help: "Print one JSON object (every page's status, statistics and paths)."),
+            .flag("quiet", short: "q", help: "Print only pages that fail and the total."),
+        ],
+        examples: [
+            .init("Tests/Notes --goldens Tests/Goldens --record", "first run: write every golden"),
+            .init("Tests/Notes --goldens Tests/Goldens --junit junit.xml --report report/", "CI: compare, with JUnit XML and an HTML report"),
+            .init("Tests/Notes --goldens Tests/Goldens --tolerance 2 --max-differing 0.1%", "allow small differences"),
+            .init("Tests/Notes --goldens Tests/Goldens --update --prune", "accept the new pictures, drop goldens of removed pages"),
+        ],
+        exitStatuses: [(ExitStatus.success, "every page matches its golden (or had its golden written)"),
+                       (ExitStatus.failure, "some pages differ or have no golden (or a report could not be written)"),
+                       (ExitStatus.usage, "usage error: the command line was wrong"),
+                       (ExitStatus.cannotCompare, "a document, page or golden could not be read: not everything was compared")])
+
+    static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
+        try run(args, console: console)
+    }
+
+    static func run(_ args: ParsedArguments, console: Console) throws(UsageError) -> Int32 {
+        guard let goldens = args.string("goldens"), !goldens.isEmpty else {
+            throw UsageError("--goldens DIR is required: the directory of the golden images")
+        }
+        let size = try ExportCommand.size(from: args, default: .width(320))
+        let maxDiffering = try args.string("max-differing").map { text throws(UsageError) in try DiffCommand.allowance(text) } ?? .pixels(0)
+        let report = args.string("report"), junit = args.string("junit")
+        let options = SnapshotOptions(
+            size: size, channelTolerance: try args.int("tolerance", in: 0...255) ?? 0, maxDiffering: maxDiffering,
+            recording: args.flag("update") ? .all : args.flag("record") ? .missing : .never, prune: args.flag("prune"),
+            jobs: try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
+            rendererVersion: LNoteTool.version, artifactsDirectory: report,
+            maxWork: try args.double("max-work", in: 0.001...1e9) ?? RenderOptions.defaultMaxWork)
+        let reporter = Reporter(args, console: console)
+        let quiet = args.flag("quiet")
+
+        // Each argument by itself, so that one naming no package is reported as such.
+        var documents: [(path: String, key: String)] = []
+        var seen = Set<String>()
+        for path in args.positionals {
+            let found = SnapshotRunner.documents(in: [path])
+            for failure in found.errors {
+                let (code, message) = switch FileIO.kind(atPath: failure.path) {
+                case .missing: ("missing", "no such file or directory")
+                case .symlink: ("symlink", "a symbolic link, which is never followed")
+                default: ("not-a-package", "not a .lnote package or a directory holding packages")
+                }
+                reporter.report(Problem(.error, code: code, file: failure.path, message: message))
+            }
+            if found.errors.isEmpty && found.documents.isEmpty {
+                reporter.report(Problem(.error, code: "no-packages", file: path, message: "no .lnote packages in this directory"))
+            }
+            for d in found.documents where seen.insert(URL(fileURLWithPath: d.path).standardizedFileURL.path).inserted { documents.append(d) }
+        }
+        let unfound = reporter.errorCount
+        let packages = documents.map(\.path)
+        for (option, path) in [("goldens", goldens), ("report", report), ("junit", junit)] {
+            if let path, let package = SnapshotRunner.packageContaining(path, among: packages) {
+                throw UsageError("--\(option) \(path): inside the package \(package); snapshot never writes into a package")
+            }
+        }
+
+        let started = Date()
+        var progress: (@Sendable (Int, Int) -> Void)?
+        if !quiet && !reporter.json {
+            progress = { done, total in reporter.progress(ProgressBar(total: total, unit: "page", started: started).line(done: done)) }
+        }
+        let run = SnapshotRunner.run(documents: documents, goldens: goldens, options: options, progress: progress)
+        console.endProgress()
+        var status = max(run.exitStatus, unfound > 0 ? ExitStatus.cannotCompare : ExitStatus.success)
+
+        for document in run.documents {
+            if let error = document.error {
+                reporter.report(Problem(.error, code: "unreadable", file: error.file, message: error.message))
+            }
+            for page in document.pages {
+                for d in page.diagnostics { reporter.report(Problem(d, package: document.path, page: page.number)) }
+                if page.status == .failed {
+                    if let error = page.error { reporter.report(Problem(error, package: document.path, page: page.number)) }
+                    else { reporter.report(Problem(.error, code: "page-entry", file: document.path, page: page.number, message: page.summary)) }
+                } else if page.status == .unreadable {
+                    reporter.report(Problem(.error, code: "golden", file: page.golden, page: page.number, message: page.summary))
+                } else if page.status.fails || !quiet {
+                    reporter.line("\(page.status.rawValue): \(page.golden ?? (document.goldenDirectory + "/" + (page.name?.fileName ?? "?"))) (page \(page.number) of \(document.path)): \(page.summary)")
+                }
+            }
+            for orphan in document.orphans { reportOrphan(orphan, reporter: reporter) }
+        }
+        for orphan in run.orphanDocuments { reportOrphan(orphan, reporter: reporter) }
+
+        let recordCommand = recordCommand(args, goldens: goldens)
+        if let report {
+            let html = SnapshotHTMLReport.html(run, reportDirectory: report, recordCommand: recordCommand)
+            if let failure = write(Array(html.utf8), to: report + "/index.html") {
+                reporter.report(Problem(.error, code: "write", file: report + "/index.html", message: "cannot write the report: \(failure)"))
+                status = max(status, ExitStatus.failure)
+            }
+        }
+        if let junit {
+            if let failure = write(Array(SnapshotJUnit.xml(run).utf8), to: junit) {
+                reporter.report(Problem(.error, code: "write", file: junit, message: "cannot write the JUnit file: \(failure)"))
+                status = max(status, ExitStatus.failure)
+            }
+        }
+        let counts = SnapshotStatus.allCases.map { ($0.rawValue, JSONOutput.int(run.count($0))) }
+        let orphanCount = run.documents.reduce(run.orphanDocuments.count) { $0 + $1.orphans.count }
+        let text = SnapshotStatus.allCases.filter { run.count($0) > 0 }.map { "\(run.count($0)) \($0.rawValue)" }.joined(separator: ", ")
+        reporter.line("total: \(run.pages.count) page(s) of \(run.documents.count) document(s)\(text.isEmpty ? "" : ": " + text)"
+                      + (orphanCount > 0 ? "; \(orphanCount) golden(s) of no page" + (options.prune ? "" : " (--prune deletes them)") : ""))
+        if status != ExitStatus.success && status != ExitStatus.cannotCompare && run.pages.contains(where: { $0.status.fails && !$0.status.cannotCompare }) {
+            reporter.line("to accept the new pictures: \(recordCommand)")
+        }
+        return reporter.finish(status, [
+            ("goldens", .string(run.goldens)), ("rendererVersion", .string(run.rendererVersion)),
+            ("recording", .string(options.recording.rawValue)),
+            ("documents", .array(run.documents.map(json))),
+            ("orphans", .array(run.orphanDocuments.map(json))),
+            ("total", .object([("pages", .int(run.pages.count)), ("documents", .int(run.documents.count))] + counts
+                              + [("orphans", .int(orphanCount))])),
+            ("report", .optional(report.map { $0 + "/index.html" })), ("junit", .optional(junit)),
+            ("recordCommand", .string(recordCommand)),
+        ])
+    }
+
+    static func reportOrphan(_ orphan: OrphanGolden, reporter: Reporter) {
+        if orphan.pruned {
+            reporter.line("pruned: \(orphan.path)")
+        } else if let error = orphan.error {
+            reporter.report(Problem(.error, code: "prune", file: orphan.path, message: "cannot delete the golden: \(error)"))
+        } else {
+            reporter.report(Problem(.warning, code: "orphaned-golden", file: orphan.path,
+                                    message: "a golden of no page or document; --prune deletes it"))
+        }
+    }
+
+    /// The command that accepts this run's pictures: the same documents and size, `--update`.
+    static func recordCommand(_ args: ParsedArguments, goldens: String) -> String {
+        var words = [LNoteTool.name, "snapshot"] + args.positionals + ["--goldens", goldens]
+        for option in ExportCommand.sizeOptions { if let v = args.string(option) { words += ["--\(option)", v] } }
+        return (words + ["--update"]).map(shellQuoted).joined(separator: " ")
+    }
+
+    static func shellQuoted(_ word: String) -> String {
+        let plain = word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:%+@,".contains($0)) }
+        return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) -> String? {
+        let dir = AtomicFile.split(path).dir
+        if !dir.isEmpty, let failure = ExportCommand.makeDirectories(dir) { return failure }
+        do throws(LNoteError) { try AtomicFile.write(bytes, toPath: path, display: path) } catch { return error.message }
+        return nil
+    }
+
+    static func json(_ orphan: OrphanGolden) -> JSONOutput {
+        .object([("path", .string(orphan.path)), ("pruned", .bool(orphan.pruned)), ("error", .optional(orphan.error))])
+    }
+
+    static func json(_ document: DocumentSnapshot) -> JSONOutput {
+        .object([("path", .string(document.path)), ("key", .string(document.key)), ("title", .optional(document.title)),
+                 ("goldens", .string(document.goldenDirectory)), ("error", .optional(document.error?.description)),
+                 ("pages", .array(document.pages.map(json))), ("orphans", .array(document.orphans.map(json)))])
+    }
+
+    static func json(_ page: PageSnapshot) -> JSONOutput {
+        let c = page.comparison, same = c?.sizesMatch ?? false
+        return .object([
+            ("number", .int(page.number)), ("id", .optional(page.id)), ("name", .optional(page.name?.fileName)),
+            ("status", .string(page.status.rawValue)), ("ok", .bool(!page.status.fails)),
+            ("golden", .optional(page.golden)), ("renamedFrom", .optional(page.renamedFrom)), ("renumbered", .bool(page.renumbered)),
+            ("width", .int(page.width)), ("height", .int(page.height)),
+            ("rendererVersion", .string(page.rendererVersion)), ("goldenRendererVersion", .optional(page.goldenRendererVersion)),
+            ("statistics", c.map { c in .object([
+                ("identical", .bool(c.identical)), ("sizeMatches", .bool(same)),
+                ("expected", .object([("width", .int(c.expectedSize.width)), ("height", .int(c.expectedSize.height))])),
+                ("differingPixels", same ? .int(c.differingPixels) : .null), ("changedPixels", same ? .int(c.changedPixels) : .null),
+                ("totalPixels", .int(c.totalPixels)),
+                ("maxChannelDifference", same ? .int(c.maxChannelDifference) : .null),
+                ("meanChannelDifference", same ? .number(c.meanChannelDifference) : .null),
+                ("psnr", same && c.psnr.isFinite ? .number(c.psnr) : .null),
+                ("tolerance", .int(c.tolerance.channelTolerance)), ("maxDiffering", .int(c.tolerance.maxDifferingPixels)),
+            ]) } ?? .null),
+            ("artifacts", .object([("expected", .optional(page.artifacts.expected)), ("actual", .optional(page.artifacts.actual)),
+                                   ("diff", .optional(page.artifacts.diff))])),
+            ("message", .optional(page.message)), ("seconds", .number(page.seconds)),
+        ])
+    }
+}
