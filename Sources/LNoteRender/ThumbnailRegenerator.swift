@@ -176,13 +176,13 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
 
     /// For each package, its report when `TrustedDocumentCheck` finds it up to date (else nil).
     /// Each directory holding packages is opened once, and every package through it.
-    func trustedDocuments(_ packages: [String]) -> [DocumentRegeneration?] {
+    func trustedDocuments(_ packages: [String], parallelMinimum: Int = ThumbnailRegenerator.parallelTrustedCheckMinimum) -> [DocumentRegeneration?] {
         guard !packages.isEmpty else { return [] }
         let check = TrustedDocumentCheck(settingsKey: Array(settingsKey.utf8))
         let parents = ParentDirectories(packages)
         defer { parents.close() }
         let count = packages.count
-        if count < Self.parallelTrustedCheckMinimum || settings.jobs == 1 {
+        if count < parallelMinimum || settings.jobs == 1 {
             let scratch = TrustedDocumentCheck.Scratch()
             return (0..<count).map { d in
                 parents.descriptor(of: d).flatMap { check.check(path: packages[d], name: parents.names[d], in: $0, scratch: scratch) }
