@@ -52,7 +52,19 @@ public enum AtomicFile {
         let (dir, name) = split(relative)
         let dfd = try FileIO.openDirectory(dir, under: root, display: relative, action: "written")
         defer { close(dfd) }
-        try write(bytes, named: name, inDirectory: dfd, display: relative, failAt: nil, durable: durable)
+        _ = try write(bytes, named: name, inDirectory: dfd, display: relative, failAt: nil, durable: durable)
+    }
+
+    /// `write(_:relative:under:durable:)`, returning the stamp of the file it put in place, taken
+    /// after the rename (which moves its ctime) and only if the name still holds that very file
+    /// (same device and inode as the temporary file written): nil when another writer's file
+    /// replaced it meanwhile.
+    public static func writeAndStamp(_ bytes: [UInt8], relative: String, under root: String,
+                                     durable: Bool = true) throws(LNoteError) -> FileStamp? {
+        let (dir, name) = split(relative)
+        let dfd = try FileIO.openDirectory(dir, under: root, display: relative, action: "written")
+        defer { close(dfd) }
+        return try write(bytes, named: name, inDirectory: dfd, display: relative, failAt: nil, durable: durable, stamp: true)
     }
 
     static func write(_ bytes: [UInt8], toPath path: String, display: String?, failAt: Stage?) throws(LNoteError) {
@@ -63,12 +75,13 @@ public enum AtomicFile {
             throw LNoteError(.io, file: shown, rule: "write", message: "cannot open its directory: \(FileIO.errnoText())")
         }
         defer { close(dfd) }
-        try write(bytes, named: name, inDirectory: dfd, display: shown, failAt: failAt)
+        _ = try write(bytes, named: name, inDirectory: dfd, display: shown, failAt: failAt)
     }
 
     /// The write itself, through one descriptor of the directory (openat, renameat).
+    /// With `stamp`, returns the written file's stamp as `writeAndStamp` describes (else nil).
     private static func write(_ bytes: [UInt8], named name: String, inDirectory dfd: Int32, display shown: String,
-                              failAt: Stage?, durable: Bool = true) throws(LNoteError) {
+                              failAt: Stage?, durable: Bool = true, stamp: Bool = false) throws(LNoteError) -> FileStamp? {
         let tmp = temporaryName(for: name)
         func fail(_ what: String, _ code: Int32) -> LNoteError {
             LNoteError(.io, file: shown, rule: "write", message: "\(what): \(FileIO.errnoText(code))")
@@ -87,11 +100,17 @@ public enum AtomicFile {
         if failAt == .afterTempWrite { close(fd); throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
         _ = fchmod(fd, mode)  // the mode given to openat was narrowed by the umask
         guard !durable || fsync(fd) == 0 else { let code = errno; close(fd); throw fail("fsync failed", code) }
+        var written = stat()
+        let identified = stamp && fstat(fd, &written) == 0
         guard close(fd) == 0 else { throw fail("close failed", errno) }
         if failAt == .beforeRename { throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
         guard renameat(dfd, tmp, dfd, name) == 0 else { throw fail("rename failed", errno) }
         ok = true
         if durable { _ = fsync(dfd) }
+        guard identified else { return nil }
+        var now = stat()
+        guard fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0, now.st_dev == written.st_dev, now.st_ino == written.st_ino else { return nil }
+        return FileStamp(now)
     }
 
     /// The directory ("" for none, "/" for the root) and the last component of a path.

@@ -313,8 +313,10 @@ public struct LNotePackage: Sendable {
     /// `thumbnails/<UUID>.jpg` for a page (canonical upper-case id).
     public static func thumbnailPath(for page: LNoteID) -> String { Manifest.coverPath(for: page) }
 
-    /// Writes a page's thumbnail atomically, creating `thumbnails/` if needed.
-    public func writeThumbnail(_ jpeg: [UInt8], for page: LNoteID) throws(LNoteError) {
+    /// Writes a page's thumbnail atomically, creating `thumbnails/` if needed. Returns the stamp
+    /// of the file written, taken after it was put in place (`AtomicFile.writeAndStamp`).
+    @discardableResult
+    public func writeThumbnail(_ jpeg: [UInt8], for page: LNoteID) throws(LNoteError) -> FileStamp? {
         let dir = LNotePackage.thumbnailsDirectory
         if try directoryKind(dir) == .missing {
             guard mkdir(absolutePath(dir), 0o755) == 0 || errno == EEXIST else {
@@ -324,7 +326,7 @@ public struct LNotePackage: Sendable {
             FileIO.syncDirectory(atPath: path)
         }
         let rel = LNotePackage.thumbnailPath(for: page)
-        try AtomicFile.write(jpeg, relative: rel, under: path)
+        return try AtomicFile.writeAndStamp(jpeg, relative: rel, under: path)
     }
 
     /// Reads `manifest.json` (throws `.missing` when absent).

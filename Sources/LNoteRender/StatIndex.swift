@@ -13,20 +13,81 @@ import LNoteFormat
 /// Only settled stamps are recorded (`FileStamp.isSettled`): a file changed within the time-stamp
 /// granularity of its read is read and hashed again next time.
 ///
+/// Like git's index for `git status`, it also keeps what a run needs from document.json, so
+/// that while document.json keeps its stamp it is not parsed at all (`TrustedDocumentCheck`):
+/// the document's page count and title, and the key under which the pages' entry keys were
+/// computed (renderer version and settings).
+///
 /// Text, one record a line, so that a person can read it:
 ///
-///     lnote-render-stat-index 1
+///     lnote-render-stat-index 2
 ///     pages-dir <stamp>|-
 ///     assets-dir <stamp>|-
 ///     package-dir <stamp>|-           (the package directory, after the manifest was written)
 ///     temporary-files none|pending    (source temporary files too young to delete, last time)
 ///     manifest <document.json stamp>|- <manifest.json stamp>|-   (when they were found to agree)
+///     document <document.json stamp>|- <settings key> <page slots> <title, %-escaped>
+///                                     (what the page records below were derived from)
 ///     page <ID> <entry key> <content file> <stamp> <journal file>|- <stamp>|- <thumbnail stamp> <n>
 ///     shows <asset name> <hash>            (n lines, the assets the page above shows)
 ///     asset <name> <file> <stamp> <hash>
+///
+/// Version 1 (without the `document` line) is still read, so an upgrade costs no hashing.
 struct StatIndex: Equatable, Sendable {
-    static let relativePath = "\(LNotePackage.thumbnailsDirectory)/.lnote-render-index"
-    static let magic = "lnote-render-stat-index 1"
+    static let relativePath = "\(LNotePackage.thumbnailsDirectory)/\(fileName)"
+    static let fileName = ".lnote-render-index"
+    static let magic = "lnote-render-stat-index 2"
+    static let magicVersion1 = "lnote-render-stat-index 1"
+
+    /// What the page records were derived from in document.json: while it keeps `stamp` and
+    /// the settings key is the current one, every page's entry key still holds, the document
+    /// has `pageSlots` pages (valid or not) and this title.
+    struct Document: Equatable, Sendable {
+        var stamp: FileStamp
+        /// `ThumbnailRegenerator.settingsKey`: the renderer version and settings the entry keys cover.
+        var settingsKey: String
+        var pageSlots: Int
+        var title: String
+
+        /// The title with every byte outside `!`…`~`, and `%`, as `%XX`: one field, no spaces.
+        static func escape(_ title: String) -> String {
+            var out = ""
+            for byte in title.utf8 {
+                if byte > 0x20 && byte < 0x7F && byte != 0x25 { out.unicodeScalars.append(Unicode.Scalar(byte)) } else {
+                    let hex = Array("0123456789ABCDEF".utf8)
+                    out.unicodeScalars.append("%")
+                    out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
+                    out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 15)]))
+                }
+            }
+            return out
+        }
+
+        /// `escape` undone; nil for a malformed escape.
+        static func unescape(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var i = 0
+            func hex(_ c: UInt8) -> UInt8? {
+                switch c {
+                case 0x30...0x39: return c - 0x30
+                case 0x41...0x46: return c - 0x41 + 10
+                default: return nil
+                }
+            }
+            while i < bytes.count {
+                if bytes[i] == 0x25 {
+                    guard i + 2 < bytes.count, let h = hex(bytes[i + 1]), let l = hex(bytes[i + 2]) else { return nil }
+                    out.append(h << 4 | l)
+                    i += 3
+                } else {
+                    out.append(bytes[i])
+                    i += 1
+                }
+            }
+            return String(validating: out, as: UTF8.self)
+        }
+    }
 
     struct Page: Equatable, Sendable {
         /// The hash of the renderer version, settings and document.json entry (`entryKey`).
@@ -57,6 +118,8 @@ struct StatIndex: Equatable, Sendable {
     /// the document: while both keep these stamps, it still does.
     var document: FileStamp?
     var manifest: FileStamp?
+    /// document.json as the page records were derived from it (nil: not recorded, as in version 1).
+    var documentRecord: Document?
     /// By canonical page id.
     var pages: [String: Page] = [:]
     /// By lower-cased asset name.
@@ -67,7 +130,9 @@ struct StatIndex: Equatable, Sendable {
     var text: String {
         var lines = [Self.magic, "pages-dir \(pagesDirectory?.description ?? "-")", "assets-dir \(assetsDirectory?.description ?? "-")",
                      "package-dir \(packageDirectory?.description ?? "-")", "temporary-files \(temporaryFilesPending ? "pending" : "none")",
-                     "manifest \(document?.description ?? "-") \(manifest?.description ?? "-")"]
+                     "manifest \(document?.description ?? "-") \(manifest?.description ?? "-")",
+                     documentRecord.map { "document \($0.stamp) \($0.settingsKey) \($0.pageSlots) \(Document.escape($0.title))" }
+                        ?? "document - - 0 "]
         for (id, p) in pages.sorted(by: { $0.key < $1.key }) {
             lines.append("page \(id) \(p.entryKey) \(p.contentFile) \(p.content) \(p.journalFile ?? "-") \(p.journal?.description ?? "-") \(p.thumbnail) \(p.assets.count)")
             lines += p.assets.map { "shows \($0.name) \($0.hash)" }
@@ -139,7 +204,8 @@ struct StatIndex: Equatable, Sendable {
         }
         func optionalStamp(_ r: Range<Int>) -> FileStamp?? { isDash(r) ? .some(nil) : stamp(r).map { .some($0) } }
 
-        guard equals(lines[0], "lnote-render-stat-index 1") else { return nil }
+        let version2 = equals(lines[0], "lnote-render-stat-index 2")
+        guard version2 || equals(lines[0], "lnote-render-stat-index 1"), !version2 || lines.count >= 7 else { return nil }
         var index = StatIndex()
         let pd = fields(lines[1]), ad = fields(lines[2])
         guard pd.count == 2, equals(pd[0], "pages-dir"), let pagesDir = optionalStamp(pd[1]),
@@ -156,6 +222,16 @@ struct StatIndex: Equatable, Sendable {
         index.document = document
         index.manifest = manifest
         var l = 6
+        if version2 {
+            let d = fields(lines[6])
+            l = 7
+            guard d.count == 5, equals(d[0], "document"), let slots = integer(d[3]), slots >= 0 else { return nil }
+            if !isDash(d[1]) {
+                guard let stamp = stamp(d[1]), !isDash(d[2]),
+                      let title = Document.unescape(UnsafeBufferPointer(rebasing: b[d[4]])) else { return nil }
+                index.documentRecord = Document(stamp: stamp, settingsKey: text(d[2]), pageSlots: Int(slots), title: title)
+            }
+        }
         while l < lines.count {
             let f = fields(lines[l])
             l += 1

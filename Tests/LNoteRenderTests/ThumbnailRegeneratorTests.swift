@@ -249,7 +249,15 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         XCTAssertEqual(StatIndex(bytes: text), index)
         XCTAssertNil(StatIndex(bytes: Array(text.dropLast())))
         XCTAssertNil(StatIndex(bytes: Array(text.prefix(text.count / 2))))
-        XCTAssertNil(StatIndex(bytes: Array(index.text.replacingOccurrences(of: "lnote-render-stat-index 1", with: "lnote-render-stat-index 2").utf8)))
+        XCTAssertNil(StatIndex(bytes: Array(index.text.replacingOccurrences(of: "lnote-render-stat-index 2", with: "lnote-render-stat-index 3").utf8)))
+        // Version 1, without the document line, still reads (an upgrade costs no hashing).
+        let version1 = index.text.replacingOccurrences(of: "lnote-render-stat-index 2", with: "lnote-render-stat-index 1")
+            .split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("document ") }.joined(separator: "\n")
+        var withoutDocument = index
+        withoutDocument.documentRecord = nil
+        XCTAssertEqual(StatIndex(bytes: Array(version1.utf8)), withoutDocument)
+        XCTAssertEqual(index.documentRecord?.title, "Test notes")
+        XCTAssertEqual(index.documentRecord?.pageSlots, 3)
         XCTAssertNil(StatIndex(bytes: Array(index.text.replacingOccurrences(of: ":", with: ";").utf8)))
         let before = TestPackage.modificationStamp(pkg.path + "/" + StatIndex.relativePath)
         let report = regenerator().regenerate(paths: [dir])[0]
@@ -397,6 +405,119 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         XCTAssertEqual(report.trustedByStat, 3)
         XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
         XCTAssertFalse(FileManager.default.fileExists(atPath: ours))
+    }
+
+    // MARK: the trusted path
+
+    func testTheTrustedPathVouchesForAnUnchangedDocumentWithoutParsingIt() throws {
+        let pkg = try TestPackage.make(in: dir)
+        try regenerateUntilTrusted(pkg)
+        settle()
+        _ = regenerator().regenerate(paths: [dir])  // the manifest's agreement recorded too
+        let trusted = try XCTUnwrap(regenerator().trustedDocuments([pkg.path])[0], "the trusted path vouches for it")
+        XCTAssertEqual(trusted.upToDate, 3)
+        XCTAssertEqual(trusted.trustedByStat, 3)
+        XCTAssertEqual(trusted.title, "Test notes")
+        XCTAssertEqual(trusted.manifest, .unchanged)
+        XCTAssertEqual(trusted.path, pkg.path)
+        let document = pkg.path + "/document.json"
+        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: document))
+        XCTAssertNil(regenerator(width: 65).trustedDocuments([pkg.path])[0], "other settings: other entry keys")
+        XCTAssertEqual(regenerator(verify: true).regenerate(paths: [dir])[0].trustedByStat, 0, "--verify trusts nothing")
+        XCTAssertTrue(FileManager.default.createFile(atPath: document, contents: bytes))
+        XCTAssertNil(regenerator().trustedDocuments([pkg.path])[0], "document.json rewritten")
+        let report = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.trustedByStat, 3, "its pages are still trusted by their stamps")
+        XCTAssertEqual(report.rendered, 0)
+    }
+
+    func testTheTrustedPathLeavesAnythingNotAsRecordedToTheFullRun() throws {
+        let pkg = try TestPackage.make(in: dir)
+        func trustAgain() throws {
+            settle()
+            _ = regenerator().regenerate(paths: [dir])
+            settle()
+            _ = regenerator().regenerate(paths: [dir])
+            XCTAssertNotNil(regenerator().trustedDocuments([pkg.path])[0], "trusted again")
+        }
+        try regenerateUntilTrusted(pkg)
+        try trustAgain()
+        let files = FileManager.default
+        // A thumbnail of no page (an orphan the clean-up removes).
+        let orphan = pkg.path + "/thumbnails/D0A80101-0000-4000-8000-0000000000FF.jpg"
+        try files.copyItem(atPath: pkg.thumbnailPath(0), toPath: orphan)
+        XCTAssertNil(regenerator().trustedDocuments([pkg.path])[0], "an orphan thumbnail")
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].removed, 1)
+        XCTAssertFalse(files.fileExists(atPath: orphan))
+        try trustAgain()
+        // A temporary file of ours, left by a killed run.
+        let stray = pkg.path + "/thumbnails/.\(pkg.pageIDs[1]).jpg.tmp-killed"
+        XCTAssertTrue(files.createFile(atPath: stray, contents: Data([1])))
+        XCTAssertNil(regenerator().trustedDocuments([pkg.path])[0], "a temporary file in thumbnails/")
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].removed, 1)
+        try trustAgain()
+        // A journal that appears, a thumbnail replaced, a manifest rewritten.
+        try pkg.appendJournal(page: 2, frames: Journal.addFrame(TestPackage.stroke(index: 5)))
+        XCTAssertNil(regenerator().trustedDocuments([pkg.path])[0], "a journal appeared")
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1)
+        try trustAgain()
+        let thumbnail = try XCTUnwrap(files.contents(atPath: pkg.thumbnailPath(1)))
+        XCTAssertTrue(files.createFile(atPath: pkg.thumbnailPath(1), contents: thumbnail))
+        XCTAssertNil(regenerator().trustedDocuments([pkg.path])[0], "a thumbnail rewritten")
+        try trustAgain()
+        let manifest = try XCTUnwrap(files.contents(atPath: pkg.path + "/manifest.json"))
+        XCTAssertTrue(files.createFile(atPath: pkg.path + "/manifest.json", contents: manifest))
+        XCTAssertNil(regenerator().trustedDocuments([pkg.path])[0], "the manifest rewritten")
+        try trustAgain()
+        // A page added to document.json: parsed again, the new page rendered.
+        try pkg.writeDocument(pageIDs: Array(pkg.pageIDs.prefix(2)))
+        XCTAssertNil(regenerator().trustedDocuments([pkg.path])[0], "document.json changed")
+        let report = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(report.removed, 1, "the dropped page's thumbnail")
+        XCTAssertEqual(report.trustedByStat, 2)
+    }
+
+    func testALibraryIsCheckedAlikeOnOneThreadAndOnThePool() throws {
+        var packages: [String] = []
+        for k in 0..<6 {
+            let sub = dir + "/lib\(k)"
+            try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+            packages.append(try TestPackage.make(in: sub, pages: 1 + k % 3).path)
+        }
+        settle()
+        let first = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(first.reduce(0) { $0 + $1.rendered }, 12)
+        settle()
+        // Rendered from settled sources: recorded at once, so the next run hashes nothing.
+        let second = regenerator().regenerate(paths: [dir])
+        XCTAssertEqual(second.reduce(0) { $0 + $1.trustedByStat }, 12, "\(second.map(\.errors))")
+        settle()
+        _ = regenerator().regenerate(paths: [dir])
+        try FileManager.default.removeItem(atPath: packages[4] + "/thumbnails/" + StatIndex.fileName)
+        let names = packages + ["/", dir + "/missing.lnote"]
+        let serial = regenerator(jobs: 1).trustedDocuments(names, parallelMinimum: 1)
+        let pooled = regenerator(jobs: 3).trustedDocuments(names, parallelMinimum: 1)
+        XCTAssertEqual(serial.map { $0 != nil }, [true, true, true, true, false, true, false, false])
+        XCTAssertEqual(serial.map { $0?.upToDate }, pooled.map { $0?.upToDate })
+        XCTAssertEqual(serial.map { $0?.path }, pooled.map { $0?.path })
+    }
+
+    func testAFreshlyRenderedPageIsRecordedWithTheStampsItWasRenderedFrom() throws {
+        let pkg = try TestPackage.make(in: dir)
+        settle()
+        XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 3)
+        let index = try XCTUnwrap(StatIndex.load(try LNotePackage.open(at: URL(fileURLWithPath: pkg.path))))
+        XCTAssertEqual(index.pages.count, 3)
+        for (k, id) in pkg.pageIDs.enumerated() {
+            var st = stat()
+            XCTAssertEqual(lstat(pkg.thumbnailPath(k), &st), 0)
+            XCTAssertEqual(index.pages[id]?.thumbnail, FileStamp(st), "the thumbnail as written")
+            XCTAssertEqual(lstat(pkg.contentPath(k), &st), 0)
+            XCTAssertEqual(index.pages[id]?.content, FileStamp(st))
+        }
+        let next = regenerator().regenerate(paths: [dir])[0]
+        XCTAssertEqual(next.trustedByStat, 3, "not hashed again")
+        XCTAssertEqual(next.rendered, 0)
     }
 
     func testFingerprintTextRoundTrips() {

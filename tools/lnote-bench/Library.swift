@@ -6,7 +6,8 @@ import LNoteFormat
 import LNoteRender
 
 /// The library brought up to date (rendering whatever is missing, untimed), its stamps left to
-/// settle and recorded, then no-op runs over all of it: a stat per file, nothing read.
+/// settle and recorded, then no-op runs over all of it (a stat per file, nothing read) at 1, 2 and
+/// all cores (`jobCounts`).
 func libraryNoop(_ library: String, runs: Int) throws -> [String: Any] {
     let regenerator = ThumbnailRegenerator(settings: ThumbnailSettings(width: 320, quality: 80, jobs: ProcessInfo.processInfo.activeProcessorCount),
                                            rendererVersion: rendererVersion)
@@ -20,14 +21,21 @@ func libraryNoop(_ library: String, runs: Int) throws -> [String: Any] {
     let pages = reports.reduce(0) { $0 + $1.rendered + $1.upToDate + $1.failed }
     progress("library: no-op runs over \(reports.count) documents, \(pages) pages")
     var trusted = 0
-    let noop = try measure(runs: runs, warmup: 1) {
-        let r = regenerator.regenerate(paths: [library])
-        let again = r.reduce(0) { $0 + $1.rendered }
-        guard again == 0 else { throw BenchError("library no-op run rendered \(again) pages") }
-        trusted = r.reduce(0) { $0 + $1.trustedByStat }
+    var byJobs: [Int: Timing] = [:]
+    for jobs in jobCounts() {
+        progress("library: no-op, \(jobs) job(s)")
+        let regenerator = ThumbnailRegenerator(settings: ThumbnailSettings(width: 320, quality: 80, jobs: jobs), rendererVersion: rendererVersion)
+        byJobs[jobs] = try measure(runs: runs, warmup: 1) {
+            let r = regenerator.regenerate(paths: [library])
+            let again = r.reduce(0) { $0 + $1.rendered }
+            guard again == 0 else { throw BenchError("library no-op run rendered \(again) pages") }
+            trusted = r.reduce(0) { $0 + $1.trustedByStat }
+        }
     }
+    let noop = byJobs[ProcessInfo.processInfo.activeProcessorCount]!
     return ["library": ["documents": reports.count, "pages": pages, "prepare_ms": rounded(prepared), "prepare_rendered": rendered,
-                        "noop_ms": rounded(noop.median), "noop": noop.json, "trusted_by_stat": trusted]]
+                        "noop_ms": rounded(noop.median), "noop": noop.json, "trusted_by_stat": trusted,
+                        "noop_by_jobs": Dictionary(uniqueKeysWithValues: byJobs.map { (String($0.key), $0.value.json) })]]
 }
 
 /// From an edit (a stroke appended to a journal, as the app does) to the watcher's callback

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// Median, fastest and slowest of a series of timed runs, in milliseconds.
@@ -45,3 +46,9 @@ func keep(_ value: Int) { checksum &+= value }
 
 /// A value rounded to three decimals, for JSON.
 func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+
+/// The worker counts a scaling figure is measured at: 1, 2 and every core, each once.
+func jobCounts() -> [Int] {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    return Array(Set([1, min(2, cores), cores])).sorted()
+}

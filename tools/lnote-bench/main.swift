@@ -3,7 +3,8 @@
 //   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--costly DIR] [--runs N] [--regen-runs N] [--no-raster]
 //   lnote-bench --dense PACKAGE --raster-only [--runs N] [--scale thumb|1x|2x ...]
 //   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR --store-only [--runs N]
-//   lnote-bench --library DIR [--runs N]
+//   lnote-bench --library DIR [--runs N] [--no-watch]
+//   lnote-bench --doc200 PACKAGE --work DIR --regen-only [--runs N] [--regen-runs N]
 //   lnote-bench --photos-only --work DIR [--runs N]
 //
 // Times, single-threaded unless said otherwise, on the dense page: content decode, stroke
@@ -16,7 +17,9 @@
 // --raster-only times the stroke raster alone (tools/bench alternates it with the peers, so
 // that each pair of figures is taken under the same machine load); --no-raster leaves it out.
 // --library times a generated library at scale instead: its no-op regeneration (after one
-// untimed run that renders what is missing) and how soon `watch` notices an edit in it.
+// untimed run that renders what is missing) at 1, 2 and all cores, and how soon `watch` notices
+// an edit in it (--no-watch: the no-op alone). --regen-only times the 200-page document's
+// regeneration alone (from scratch at 1, 2 and all cores, no-op, one edit, one page).
 // The photo-heavy page (Photos.swift) is generated into DIR and timed too; --photos-only times it alone.
 
 import Foundation
@@ -38,6 +41,10 @@ struct Arguments {
     var storeOnly = false
     var library = ""
     var photosOnly = false
+    /// Only the 200-page document's regeneration (`doc200Regeneration`).
+    var regenOnly = false
+    /// With --library: the no-op alone, not the watch latency.
+    var watch = true
     /// The raster scales timed (`--scale S`, repeatable; default all): one scale alone is what a
     /// profiler wants.
     var scales: [RasterScale] = []
@@ -67,6 +74,8 @@ struct Arguments {
             case "--store-only": storeOnly = true; raster = false
             case "--library": library = try value()
             case "--photos-only": photosOnly = true
+            case "--regen-only": regenOnly = true; raster = false
+            case "--no-watch": watch = false
             case "--scale":
                 let text = try value()
                 guard let scale = RasterScale(rawValue: text) else {
@@ -79,6 +88,10 @@ struct Arguments {
         }
         if !library.isEmpty { return }
         if photosOnly, !work.isEmpty, !rasterOnly { return }
+        if regenOnly {
+            guard !doc200.isEmpty, !work.isEmpty else { throw BenchError("--regen-only needs --doc200 PACKAGE and --work DIR") }
+            return
+        }
         guard !dense.isEmpty, rasterOnly || (!doc200.isEmpty && !work.isEmpty), !(rasterOnly && !raster) else {
             throw BenchError("usage: lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--runs N] [--regen-runs N] [--no-raster]\n"
                              + "       lnote-bench --dense PACKAGE --raster-only [--runs N]")
@@ -151,10 +164,12 @@ func doc200Regeneration(_ original: String, work: String, runs: Int, regenRuns: 
     let package = try workingCopy(of: original, in: work)
     let pages = try LNotePackage.open(at: URL(fileURLWithPath: package)).document.validPages.count
     let cores = ProcessInfo.processInfo.activeProcessorCount
-    progress("regen200 from scratch, 1 job")
-    let scratch = try measureScratch(package, jobs: 1, runs: regenRuns)
-    progress("regen200 from scratch, \(cores) jobs")
-    let scratchParallel = try measureScratch(package, jobs: cores, runs: regenRuns)
+    var scratchByJobs: [Int: Timing] = [:]
+    for jobs in jobCounts() {
+        progress("regen200 from scratch, \(jobs) job(s)")
+        scratchByJobs[jobs] = try measureScratch(package, jobs: jobs, runs: regenRuns)
+    }
+    let scratch = scratchByJobs[1]!, scratchParallel = scratchByJobs[cores]!
     progress("regen200 no-op")
     let noop = try measureNoop(package, runs: runs)
     let average = try medianPage(of: package)
@@ -166,6 +181,7 @@ func doc200Regeneration(_ original: String, work: String, runs: Int, regenRuns: 
         "pages": pages, "jobs": 1, "parallel_jobs": cores, "edited_page": average.id.original,
         "scratch_ms": rounded(scratch.median), "scratch_parallel_ms": rounded(scratchParallel.median),
         "noop_ms": rounded(noop.median), "one_edit_ms": rounded(oneEdit.median), "one_page_ms": rounded(onePage.median),
+        "scratch_by_jobs": Dictionary(uniqueKeysWithValues: scratchByJobs.map { (String($0.key), $0.value.json) }),
         "timings": ["scratch": scratch.json, "scratch_parallel": scratchParallel.json, "noop": noop.json,
                     "one_edit": oneEdit.json, "one_page": onePage.json],
     ]]
@@ -176,7 +192,7 @@ do {
     if !args.library.isEmpty {
         var result: [String: Any] = ["runs": args.runs, "cpus": ProcessInfo.processInfo.activeProcessorCount, "load_before": loadAverage()]
         result.merge(try libraryNoop(args.library, runs: args.runs)) { _, new in new }
-        result.merge(try watchLatency(args.library)) { _, new in new }
+        if args.watch { result.merge(try watchLatency(args.library)) { _, new in new } }
         result["load_after"] = loadAverage()
         print(String(decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]), as: UTF8.self))
         exit(0)
@@ -186,6 +202,8 @@ do {
     var parts: [[String: Any]] = []
     if args.photosOnly {
         parts.append(try photoPage(work: args.work, runs: args.runs))
+    } else if args.regenOnly {
+        parts.append(try doc200Regeneration(args.doc200, work: args.work, runs: args.runs, regenRuns: args.regenRuns))
     } else {
         let dense = try LNotePackage.open(at: URL(fileURLWithPath: args.dense))
         if args.raster { parts.append(try denseRaster(dense, runs: args.runs, scales: args.scales)) }   // --raster-only implies it
