@@ -13,8 +13,11 @@ import LNoteShape
 ///   the thin parts of a tapering stroke), the opacity is a luminosity soft mask: a form in
 ///   which the pieces of each factor level are one path filled with that level as grey,
 ///   levels in ascending order, so the largest value counts (`StrokePieces.byLevel`), and the
-///   stroke's bounding box is filled through it with `ca` = colour alpha (the mask carries
-///   the coverage too, so it is not anti-aliased twice).
+///   stroke's bounding box is filled through it (the mask carries the coverage too, so it is
+///   not anti-aliased twice). The colour alpha is folded into the mask's grey levels (grey =
+///   alpha × factor) and the fill has `ca` 1: MuPDF 1.21 applies a fill's `ca` twice when a
+///   luminosity soft mask is in effect (black at `ca` 0.6 through grey 1 came out 162 where
+///   poppler and PDFium give 102); with the alpha in the mask all three give 101–102.
 /// - Highlighter ink uses `/BM /Multiply` in the graphics state of the fill itself, on the page,
 ///   never inside a transparency group (an isolated group would multiply with nothing and
 ///   show opaque ink).
@@ -94,13 +97,14 @@ public final class PDFDocumentBackend: PageBackend {
             append("f\n")
             return
         }
-        // The soft mask: each piece filled with its factor, combined by Lighten (max).
+        // The soft mask: each level's pieces filled with grey colour alpha × factor, levels
+        // ascending (the largest counts); the box is then filled with `ca` 1 through it.
         let box = sink.bounds
         let x0 = VectorGrid.grid(box.x0) - 1, y0 = VectorGrid.grid(box.y0) - 1
         let x1 = VectorGrid.grid(box.x1) + 1, y1 = VectorGrid.grid(box.y1) + 1
         var form: [UInt8] = []
         for (level, pieces) in sink.byLevel {
-            NumberText.unit(level, into: &form); form += Array(" g\n".utf8)
+            NumberText.unit(alpha * level, into: &form); form += Array(" g\n".utf8)
             var path = PathText(.pdf)
             OutlineBuilder.outline(pieces, into: &path)
             form += path.out
@@ -109,7 +113,7 @@ public final class PDFDocumentBackend: PageBackend {
         let formNumber = file.allocate()
         let dict = Array("/Type/XObject/Subtype/Form/BBox[\(x0) \(y0) \(x1) \(y1)]/Group<</S/Transparency/CS/DeviceGray>>/Filter/FlateDecode".utf8)
         pending.append((formNumber, dict, Flate.compress(form)))
-        let name = state(alpha: alpha, multiply: multiply, mask: formNumber)
+        let name = state(alpha: 1, multiply: multiply, mask: formNumber)
         append("q /\(name) gs ")
         color(r, g, b); append(" rg\n")
         var rect = PathText(.pdf)
