@@ -9,7 +9,8 @@ import LNoteShape
 /// itself, on the page, in no group; varying factors become a luminance `<mask>` holding one
 /// grey path per factor level in ascending order (the maximum counts, `StrokePieces.byLevel`),
 /// with the stroke's box filled through it. Images are `<image>` elements holding the asset file itself (base64, JPEG or PNG byte
-/// for byte), each asset once per file (`<use>` for repeats), placed by a matrix.
+/// for byte, except a JPEG's EXIF orientation, set to 1: browsers would apply it, spec §4 ignores
+/// it), each asset once per file (`<use>` for repeats), placed by a matrix.
 public final class SVGPageBackend: PageBackend {
     private let package: LNotePackage
     private let shape = StrokeShape()
@@ -101,7 +102,7 @@ public final class SVGPageBackend: PageBackend {
             throw error
         }
         let (mime, bytes): (String, [UInt8]) = switch image {
-        case .jpeg(let b, _, _, _, _): ("image/jpeg", b)
+        case .jpeg(let b, _, _, _, _): ("image/jpeg", JPEGOrientation.upright(b))
         case .pixels(_, _, _, _, let png): ("image/png", png)
         }
         let id = shownAssets.count + 1

@@ -77,6 +77,56 @@ enum EmbeddedImage {
     }
 }
 
+/// EXIF orientation, which spec §4 says to ignore: PDF viewers do (a `DCTDecode` stream has no
+/// orientation), but browsers apply it when they draw an SVG `<image>` (CSS `image-orientation`
+/// defaults to `from-image`), so an SVG would show the photo turned.
+enum JPEGOrientation {
+    /// `jpeg` with every EXIF Orientation entry of IFD0 set to 1 (as stored), the bytes otherwise
+    /// unchanged (same length, other metadata kept); `jpeg` itself when it has none.
+    static func upright(_ jpeg: [UInt8]) -> [UInt8] {
+        var d = jpeg
+        var i = 2
+        guard d.count > 4, d[0] == 0xFF, d[1] == 0xD8 else { return jpeg }
+        while i + 4 <= d.count, d[i] == 0xFF {
+            let marker = d[i + 1]
+            if marker == 0xDA || marker == 0xD9 { break }          // image data: no more metadata
+            if marker == 0xFF { i += 1; continue }
+            let length = Int(d[i + 2]) << 8 | Int(d[i + 3])
+            guard length >= 2, i + 2 + length <= d.count else { break }
+            if marker == 0xE1, length >= 16, d[(i + 4)..<(i + 10)].elementsEqual([0x45, 0x78, 0x69, 0x66, 0, 0]) {
+                resetOrientation(&d, tiff: i + 10, end: i + 2 + length)
+            }
+            i += 2 + length
+        }
+        return d
+    }
+
+    /// Sets the Orientation entries (tag 0x0112, type SHORT) of the IFD0 of the TIFF structure
+    /// at `tiff`..<`end` to 1.
+    private static func resetOrientation(_ d: inout [UInt8], tiff: Int, end: Int) {
+        guard tiff + 8 <= end else { return }
+        let big: Bool
+        switch (d[tiff], d[tiff + 1]) {
+        case (0x4D, 0x4D): big = true
+        case (0x49, 0x49): big = false
+        default: return
+        }
+        func u16(_ at: Int) -> Int { big ? Int(d[at]) << 8 | Int(d[at + 1]) : Int(d[at + 1]) << 8 | Int(d[at]) }
+        func u32(_ at: Int) -> Int { big ? u16(at) << 16 | u16(at + 2) : u16(at + 2) << 16 | u16(at) }
+        guard u16(tiff + 2) == 42 else { return }
+        let ifd = tiff + u32(tiff + 4)
+        guard ifd >= tiff + 8, ifd + 2 <= end else { return }
+        let count = u16(ifd)
+        for k in 0..<count {
+            let e = ifd + 2 + 12 * k
+            guard e + 12 <= end else { return }
+            if u16(e) == 0x0112 && u16(e + 2) == 3 && u32(e + 4) == 1 {
+                if big { d[e + 8] = 0; d[e + 9] = 1 } else { d[e + 8] = 1; d[e + 9] = 0 }
+            }
+        }
+    }
+}
+
 /// Flate (zlib) compression of a whole buffer.
 enum Flate {
     /// Level 1: on the bench's dense page (release, shared 2-core machine) level 6 made the

@@ -38,6 +38,41 @@ import LNoteShape
         #expect(EmbeddedImage.jpegFrame([0xFF, 0xD8, 0xFF, 0xDA, 0, 2]) == nil)
     }
 
+    /// A JPEG head: SOI, an APP1 Exif segment whose IFD0 holds `entries` (tag, type, count,
+    /// value) in the byte order `big`, then SOF0 and SOS markers.
+    static func exifJPEG(big: Bool, entries: [(UInt16, UInt16, UInt32, UInt16)]) -> [UInt8] {
+        func u16(_ v: UInt16) -> [UInt8] { big ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func u32(_ v: UInt32) -> [UInt8] { big ? u16(UInt16(v >> 16)) + u16(UInt16(v & 0xFFFF)) : u16(UInt16(v & 0xFFFF)) + u16(UInt16(v >> 16)) }
+        var tiff: [UInt8] = (big ? Array("MM".utf8) : Array("II".utf8)) + u16(42) + u32(8) + u16(UInt16(entries.count))
+        for (tag, type, count, value) in entries { tiff += u16(tag) + u16(type) + u32(count) + u16(value) + [0, 0] }
+        tiff += u32(0)
+        let body = Array("Exif".utf8) + [0, 0] + tiff
+        let n = body.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(n >> 8), UInt8(n & 0xFF)] + body
+            + [0xFF, 0xC0, 0x00, 0x0B, 8, 0, 10, 0, 20, 1, 1, 0x11, 0] + [0xFF, 0xDA, 0x00, 0x02, 0x12, 0x34]
+    }
+
+    @Test func exifOrientationIsSetUprightAndNothingElseChanges() {
+        for big in [true, false] {
+            // Orientation 6 among other entries (ImageWidth, a Make offset).
+            let jpeg = Self.exifJPEG(big: big, entries: [(0x0100, 3, 1, 640), (0x0112, 3, 1, 6), (0x010F, 2, 4, 0x4142)])
+            let upright = JPEGOrientation.upright(jpeg)
+            #expect(upright.count == jpeg.count)
+            let expected = Self.exifJPEG(big: big, entries: [(0x0100, 3, 1, 640), (0x0112, 3, 1, 1), (0x010F, 2, 4, 0x4142)])
+            #expect(upright == expected, "only the orientation value changes (\(big ? "big" : "little")-endian)")
+        }
+        // No Exif, a damaged IFD offset, not a JPEG: unchanged.
+        let plain: [UInt8] = [0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 8, 0, 10, 0, 20, 1, 1, 0x11, 0, 0xFF, 0xDA, 0, 2]
+        #expect(JPEGOrientation.upright(plain) == plain)
+        var damaged = Self.exifJPEG(big: true, entries: [(0x0112, 3, 1, 6)])
+        damaged[6 + 6 + 4] = 0x7F   // IFD0 offset far past the segment
+        #expect(JPEGOrientation.upright(damaged) == damaged)
+        #expect(JPEGOrientation.upright([0x89, 0x50, 0x4E, 0x47]) == [0x89, 0x50, 0x4E, 0x47])
+        // Bytes after the image data start are never looked at.
+        let after = plain + Self.exifJPEG(big: true, entries: [(0x0112, 3, 1, 6)])
+        #expect(JPEGOrientation.upright(after) == after)
+    }
+
     /// Signed areas of the closed sub-paths in SVG path text (polygon of all points, control
     /// points included: the sign of a convex curved shape's control polygon is its own).
     static func signedAreas(_ d: [UInt8]) -> [Double] {
