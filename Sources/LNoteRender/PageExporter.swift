@@ -190,7 +190,7 @@ public struct PageExporter {
         do throws(LNoteError) {
             let page = try package.loadPage(at: index)
             if settings.format == .svg {
-                let svg = SVGPageBackend(package: package)
+                let svg = SVGPageBackend(package: package, pageNumber: index + 1)
                 var backend = svg
                 result.diagnostics = try PageRenderer.draw(page, transform: VectorGrid.transform(for: page.entry),
                                                            layers: settings.render.background.layers, onto: &backend)

@@ -26,6 +26,8 @@ import LNoteShape
 /// - Images are XObjects written once per file: a JPEG's bytes as they are (`/DCTDecode`), a
 ///   PNG's pixels Flate-compressed with its alpha as `/SMask`; frame and rotation are the
 ///   `cm` matrix, opacity the `ca` of the graphics state.
+/// - Navigation: `/PageLabels` give each page its number in the document (an export of pages
+///   5–9 shows 5…9), and the outline has one bookmark per page, "Page N".
 public final class PDFDocumentBackend: PageBackend {
     private let file: PDFFile
     private let package: LNotePackage
@@ -159,7 +161,7 @@ public final class PDFDocumentBackend: PageBackend {
         let pageNumber = file.allocate()
         try file.write(pageNumber, dictionary: Array("/Type/Page/Parent 2 0 R".utf8) + box + resources
                        + Array("/Contents \(contentNumber) 0 R".utf8))
-        file.addPage(pageNumber)
+        file.addPage(pageNumber, label: documentNumber(of: p.entry))
         page = nil
     }
 
@@ -167,6 +169,21 @@ public final class PDFDocumentBackend: PageBackend {
     /// the last page.
     public func finish() throws(LNoteError) {
         try file.finish(info: info)
+    }
+
+    /// Page numbers (1-based) of the document's valid pages, by id (ids of valid pages are
+    /// unique), built the first time a page ends.
+    private var numbers: [LNoteID: Int]? = nil
+
+    /// The number of `entry` in the document, for the page's label and bookmark; a page the
+    /// document does not list gets its position in this file.
+    private func documentNumber(of entry: PageEntry) -> Int {
+        if numbers == nil {
+            var table: [LNoteID: Int] = [:]
+            for (i, slot) in package.pages.enumerated() { if case .valid(let e) = slot { table[e.id] = i + 1 } }
+            numbers = table
+        }
+        return numbers?[entry.id] ?? file.pages.count + 1
     }
 
     // MARK: - Resources

@@ -68,6 +68,54 @@ final class VectorViewerTests: XCTestCase {
         }
     }
 
+    // MARK: - Navigation
+
+    /// Pages 5–9 of a 10-page document as one PDF (what `export --pages 5-9` asks for): poppler
+    /// opens it (pdfinfo, pdftotext), PDFium reads labels 5…9, five bookmarks "Page 5"…"Page 9"
+    /// on pages 1…5 and the information dictionary; MuPDF lists the same outline; each SVG
+    /// carries the title and its page number.
+    func testPagesFiveToNineKeepTheirNumbersAndBookmarks() throws {
+        let dir = try temporaryDirectory()
+        let made = try TestPackage.make(in: dir.path, pages: 10, title: "Field notes")
+        let package = try LNotePackage.open(at: URL(fileURLWithPath: made.path))
+        let pdf = dir.appendingPathComponent("five.pdf")
+        let outcome = PageExporter(package: package, settings: ExportSettings(format: .pdf, render: RenderOptions()))
+            .exportPDF(pages: Array(4...8), to: .file(pdf.path))
+        XCTAssertNil(outcome.error)
+
+        let info = String(decoding: try VectorJudges.run(try VectorJudges.tool("pdfinfo", package: "poppler-utils"), [pdf.path]), as: UTF8.self)
+        XCTAssertTrue(info.contains("Pages:           5"), info)
+        XCTAssertTrue(info.contains("Title:           Field notes"), info)
+        XCTAssertTrue(info.contains("ModDate:"), info)
+        try VectorJudges.run(try VectorJudges.tool("pdftotext", package: "poppler-utils"), [pdf.path, dir.appendingPathComponent("five.txt").path])
+
+        let python = try VectorJudges.pdfiumPython()
+        let json = try VectorJudges.run(python, [VectorJudges.pdfiumScript, "info", pdf.path])
+        let object = try JSONSerialization.jsonObject(with: json) as? [String: Any]
+        XCTAssertEqual(object?["labels"] as? [String], ["5", "6", "7", "8", "9"])
+        let outline = object?["outline"] as? [[String: Any]] ?? []
+        XCTAssertEqual(outline.map { $0["title"] as? String }, (5...9).map { "Page \($0)" })
+        XCTAssertEqual(outline.map { $0["page"] as? Int }, Array(1...5))
+        let meta = object?["info"] as? [String: String] ?? [:]
+        XCTAssertEqual(meta["Title"], "Field notes")
+        XCTAssertEqual(meta["ModDate"], "D:20261129100000Z")
+
+        let mutool = try VectorJudges.tool("mutool", package: "mupdf-tools")
+        let mu = String(decoding: try VectorJudges.run(mutool, ["show", pdf.path, "outline"]), as: UTF8.self)
+        XCTAssertEqual(mu.split(separator: "\n").count, 5, mu)
+        XCTAssertTrue(mu.contains("\"Page 9\"\t#page=5"), mu)
+
+        let svgDir = dir.appendingPathComponent("svg")
+        try FileManager.default.createDirectory(at: svgDir, withIntermediateDirectories: true)
+        let svgs = PageExporter(package: package, settings: ExportSettings(format: .svg, render: RenderOptions()))
+            .export(pages: [4, 8], to: .directory(svgDir.path))
+        for (r, n) in zip(svgs, [5, 9]) {
+            XCTAssertNil(r.error)
+            let text = try String(contentsOfFile: r.path ?? "", encoding: .utf8)
+            XCTAssertTrue(text.contains("<title>Field notes — page \(n)</title>"), "page \(n)")
+        }
+    }
+
     // MARK: - Stress pages
 
     struct Bar {

@@ -20,6 +20,20 @@ import LNoteShape
         #expect(String(decoding: PDFInfo.textString("é"), as: UTF8.self) == "<FEFF00E9>")
     }
 
+    @Test func pageLabelsOneRangePerRunOfNumbers() {
+        #expect(String(decoding: PDFFile.pageLabels([5, 6, 7, 8, 9]), as: UTF8.self) == "/PageLabels<</Nums[0<</S/D/St 5>>]>>")
+        // --pages 1,3-5,7 and page 3 again.
+        #expect(String(decoding: PDFFile.pageLabels([1, 3, 4, 5, 7, 3]), as: UTF8.self)
+                == "/PageLabels<</Nums[0<</S/D/St 1>> 1<</S/D/St 3>> 4<</S/D/St 7>> 5<</S/D/St 3>>]>>")
+        #expect(PDFFile.bookmarkTitle(12) == "Page 12")
+    }
+
+    @Test func svgTitles() {
+        #expect(SVGPageBackend.title(document: "Notes", page: 3) == "Notes — page 3")
+        #expect(SVGPageBackend.title(document: "", page: 3) == "Page 3")
+        #expect(SVGPageBackend.title(document: "a<b> & c\u{1}", page: 1) == "a&lt;b&gt; &amp; c — page 1")
+    }
+
     @Test func numbers() {
         var out: [UInt8] = []
         for v in [0, 7, -12, 123456] { NumberText.int(v, into: &out); out.append(0x20) }
