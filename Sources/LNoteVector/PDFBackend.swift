@@ -45,10 +45,16 @@ public final class PDFDocumentBackend: PageBackend {
     private var xobjects: [Int] = []
     private var pending: [(Int, [UInt8], [UInt8])] = []   // mask forms of this page
 
-    public init(output: ByteOutput, package: LNotePackage, info: PDFInfo) throws(LNoteError) {
+    /// zlib level of content streams and mask forms (`Flate.level`, measured in the closing
+    /// note of issue 27).
+    private let compression: Int32
+
+    public init(output: ByteOutput, package: LNotePackage, info: PDFInfo,
+                compression: Int32 = Flate.level) throws(LNoteError) {
         self.file = try PDFFile(output: output)
         self.package = package
         self.info = info
+        self.compression = compression
     }
 
     /// Pages written so far.
@@ -114,7 +120,7 @@ public final class PDFDocumentBackend: PageBackend {
         }
         let formNumber = file.allocate()
         let dict = Array("/Type/XObject/Subtype/Form/BBox[\(x0) \(y0) \(x1) \(y1)]/Group<</S/Transparency/CS/DeviceGray>>/Filter/FlateDecode".utf8)
-        pending.append((formNumber, dict, Flate.compress(form)))
+        pending.append((formNumber, dict, Flate.compress(form, level: compression)))
         let name = state(alpha: 1, multiply: multiply, mask: formNumber)
         append("q /\(name) gs ")
         color(r, g, b); append(" rg\n")
@@ -139,7 +145,7 @@ public final class PDFDocumentBackend: PageBackend {
         guard let p = page else { return }
         append("Q\n")
         let contentNumber = file.allocate()
-        try file.write(contentNumber, dictionary: Array("/Filter/FlateDecode".utf8), stream: Flate.compress(content))
+        try file.write(contentNumber, dictionary: Array("/Filter/FlateDecode".utf8), stream: Flate.compress(content, level: compression))
         content = []
         for (n, dict, stream) in pending { try file.write(n, dictionary: dict, stream: stream) }
         pending = []

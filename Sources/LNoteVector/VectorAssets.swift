@@ -128,11 +128,13 @@ enum JPEGOrientation {
 }
 
 /// Flate (zlib) compression of a whole buffer.
-enum Flate {
-    /// Level 1: on the bench's dense page (release, shared 2-core machine) level 6 made the
-    /// PDF 20 % smaller but took 3.0 s against 0.9 s end to end; the time target (2× the PNG
-    /// export) weighs more than that size.
-    static func compress(_ input: [UInt8], level: Int32 = 1) -> [UInt8] {
+public enum Flate {
+    /// The PDF's content-stream level. Level 1: on the bench's dense page (release, shared
+    /// 2-core machine) level 6 made the PDF 20 % smaller but took 3.0 s against 0.9 s end to
+    /// end; the time target (2× the PNG export) weighs more than that size.
+    public static let level: Int32 = 1
+
+    static func compress(_ input: [UInt8], level: Int32 = Flate.level) -> [UInt8] {
         var size = compressBound(uLong(input.count))
         var out = [UInt8](repeating: 0, count: Int(size))
         let rc = out.withUnsafeMutableBufferPointer { o in
