@@ -24,7 +24,9 @@ import LNoteShape
 /// - Backgrounds are vector: the paper a rectangle, template lines filled 0.6 pt rectangles in
 ///   one path, dots circles.
 /// - Images are XObjects written once per file: a JPEG's bytes as they are (`/DCTDecode`), a
-///   PNG's pixels Flate-compressed with its alpha as `/SMask`; frame and rotation are the
+///   16-bit grey or RGB PNG without transparency its image data as stored (Flate with the PNG
+///   predictor, 16 bits per component), any other PNG's pixels Flate-compressed with its alpha
+///   as `/SMask`; frame and rotation are the
 ///   `cm` matrix, opacity the `ca` of the graphics state.
 /// - Navigation: `/PageLabels` give each page its number in the document (an export of pages
 ///   5–9 shows 5…9), and the outline has one bookmark per page, "Page N".
@@ -221,6 +223,10 @@ public final class PDFDocumentBackend: PageBackend {
                 let decode = inverted ? "/Decode[1 0 1 0 1 0 1 0]" : ""
                 try file.write(n, dictionary: Array("/Type/XObject/Subtype/Image/Width \(w)/Height \(h)/ColorSpace\(space)/BitsPerComponent 8\(decode)/Interpolate true/Filter/DCTDecode".utf8),
                                stream: bytes)
+            case .png16(let w, let h, let colors, let idat, _):
+                let space = colors == 1 ? "/DeviceGray" : "/DeviceRGB"
+                try file.write(n, dictionary: Array("/Type/XObject/Subtype/Image/Width \(w)/Height \(h)/ColorSpace\(space)/BitsPerComponent 16/Interpolate true/Filter/FlateDecode/DecodeParms<</Predictor 15/Colors \(colors)/BitsPerComponent 16/Columns \(w)>>".utf8),
+                               stream: idat)
             case .pixels(let w, let h, let rgb, let alpha, _):
                 var smask = ""
                 if let alpha {

@@ -128,7 +128,7 @@ public final class SVGPageBackend: PageBackend {
         }
         let (mime, bytes): (String, [UInt8]) = switch image {
         case .jpeg(let b, _, _, _, _): ("image/jpeg", JPEGOrientation.upright(b))
-        case .pixels(_, _, _, _, let png): ("image/png", png)
+        case .pixels, .png16: ("image/png", image.pngFile ?? [])
         }
         let id = shownAssets.count + 1
         shownAssets[key] = id

@@ -10,6 +10,18 @@ enum EmbeddedImage {
     case jpeg(bytes: [UInt8], width: Int, height: Int, components: Int, adobeInverted: Bool)
     /// Decoded pixels: RGB rows and, unless opaque, alpha rows (straight alpha, 8 bits).
     case pixels(width: Int, height: Int, rgb: [UInt8], alpha: [UInt8]?, png: [UInt8])
+    /// A 16-bit grey or RGB PNG without transparency: its image data as stored (the IDAT
+    /// chunks' zlib stream of PNG-filtered rows), which a PDF embeds unchanged as a Flate
+    /// stream with the PNG predictor, at 16 bits per component.
+    case png16(width: Int, height: Int, colors: Int, idat: [UInt8], png: [UInt8])
+
+    /// The PNG file, for a format that embeds image files (SVG).
+    var pngFile: [UInt8]? {
+        switch self {
+        case .jpeg: nil
+        case .pixels(_, _, _, _, let png), .png16(_, _, _, _, let png): png
+        }
+    }
 
     /// Reads and checks asset `name` of `package`. Errors name the asset file.
     static func load(_ name: String, from package: LNotePackage) throws(LNoteError) -> EmbeddedImage {
@@ -40,6 +52,9 @@ enum EmbeddedImage {
             return .jpeg(bytes: bytes, width: info.width, height: info.height, components: frame.components,
                          adobeInverted: frame.adobe && frame.components == 4)
         case .png:
+            if let deep = png16(bytes) {
+                return .png16(width: deep.width, height: deep.height, colors: deep.colors, idat: deep.idat, png: bytes)
+            }
             let n = bitmap.width * bitmap.height
             var rgb = [UInt8](repeating: 0, count: 3 * n)
             var alpha: [UInt8]? = bitmap.isOpaque ? nil : [UInt8](repeating: 0, count: n)
@@ -52,6 +67,29 @@ enum EmbeddedImage {
             }
             return .pixels(width: bitmap.width, height: bitmap.height, rgb: rgb, alpha: alpha, png: bytes)
         }
+    }
+
+    /// The IHDR size, colour count and concatenated IDAT data of a 16-bit, non-interlaced grey
+    /// (colour type 0) or RGB (2) PNG without a tRNS chunk; nil for any other PNG. Called on a
+    /// file the decoder has already read in full (chunk CRCs checked).
+    static func png16(_ d: [UInt8]) -> (width: Int, height: Int, colors: Int, idat: [UInt8])? {
+        func u32(_ i: Int) -> Int { Int(d[i]) << 24 | Int(d[i + 1]) << 16 | Int(d[i + 2]) << 8 | Int(d[i + 3]) }
+        guard d.count >= 33, d[12..<16].elementsEqual(Array("IHDR".utf8)) else { return nil }
+        let width = u32(16), height = u32(20)
+        let depth = d[24], type = d[25], interlace = d[28]
+        guard depth == 16, type == 0 || type == 2, interlace == 0 else { return nil }
+        var idat: [UInt8] = []
+        var i = 8
+        while i + 12 <= d.count {
+            let length = u32(i)
+            let kind = String(decoding: d[(i + 4)..<(i + 8)], as: UTF8.self)
+            guard length >= 0, i + 12 + length <= d.count else { return nil }
+            if kind == "tRNS" { return nil }
+            if kind == "IDAT" { idat += d[(i + 8)..<(i + 8 + length)] }
+            if kind == "IEND" { break }
+            i += 12 + length
+        }
+        return idat.isEmpty ? nil : (width, height, type == 2 ? 3 : 1, idat)
     }
 
     /// The component count of the first SOF marker, and whether an Adobe APP14 marker is present

@@ -20,6 +20,7 @@
 
 import Foundation
 import XCTest
+import CZlib
 import LNoteBitmap
 import LNoteFormat
 import LNoteRaster
@@ -65,6 +66,74 @@ final class VectorViewerTests: XCTestCase {
             let d = InkMeasure.darkness(try readImage(png), x0: 150, y0: 290, x1: 350, y1: 310)
             print("vector: soft mask, colour alpha 0.6: \(judge) darkness \(String(format: "%.1f", d)) (PNG \(String(format: "%.1f", expected)))")
             XCTAssertEqual(d, expected, accuracy: 3, "\(judge): the colour alpha applied twice gives 93")
+        }
+    }
+
+    // MARK: - 16-bit PNG
+
+    /// A 16-bit PNG (colour type `type`: 0 grey, 2 RGB) of a smooth gradient whose low bytes vary.
+    static func png16(width w: Int, height h: Int, type: UInt8) -> (file: [UInt8], idat: [UInt8]) {
+        let channels = type == 2 ? 3 : 1
+        var raw: [UInt8] = []
+        for y in 0..<h {
+            raw.append(0)
+            for x in 0..<w {
+                for c in 0..<channels {
+                    let v = UInt16(truncatingIfNeeded: (x * 65535 / max(1, w - 1) + y * 97 + c * 20011) % 65536)
+                    raw += [UInt8(v >> 8), UInt8(v & 0xFF)]
+                }
+            }
+        }
+        var size = compressBound(uLong(raw.count))
+        var idat = [UInt8](repeating: 0, count: Int(size))
+        _ = compress2(&idat, &size, raw, uLong(raw.count), 6)
+        idat.removeSubrange(Int(size)...)
+        func chunk(_ kind: String, _ body: [UInt8]) -> [UInt8] {
+            let typed = Array(kind.utf8) + body
+            let crc = UInt32(typed.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) })
+            let n = UInt32(body.count)
+            return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + typed
+                + [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
+        }
+        let be = { (v: Int) in [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        let file = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", be(w) + be(h) + [16, type, 0, 0, 0])
+            + chunk("IDAT", idat) + chunk("IEND", [])
+        return (file, idat)
+    }
+
+    /// A 16-bit RGB and a 16-bit grey PNG are embedded at 16 bits per component, their image
+    /// data byte for byte, and every PDF viewer draws them as the PNG export does.
+    func testSixteenBitPNGsAreEmbeddedAtSixteenBits() throws {
+        let dir = try temporaryDirectory()
+        let made = try TestPackage.make(in: dir.path, pages: 1)
+        try FileManager.default.createDirectory(atPath: made.path + "/assets", withIntermediateDirectories: true)
+        let rgb = Self.png16(width: 300, height: 200, type: 2), grey = Self.png16(width: 120, height: 90, type: 0)
+        let names = ["D0000000-0000-4000-8000-000000000161.png", "D0000000-0000-4000-8000-000000000162.png"]
+        try Data(rgb.file).write(to: URL(fileURLWithPath: made.path + "/assets/" + names[0]))
+        try Data(grey.file).write(to: URL(fileURLWithPath: made.path + "/assets/" + names[1]))
+        try made.writeContent(page: 0, elements: [
+            Element.image(id: "B0000000-0000-4000-8000-000000000161", placement: ImagePlacement(asset: names[0], x: 500, y: 500, width: 6000, height: 4000)),
+            Element.image(id: "B0000000-0000-4000-8000-000000000162", placement: ImagePlacement(asset: names[1], x: 1000, y: 6000, width: 3000, height: 2250, rotation: 15000)),
+        ])
+        try made.writeDocument(background: ##"{"color":"#FFFFFF","template":"blank"}"##)
+        let package = try LNotePackage.open(at: URL(fileURLWithPath: made.path))
+        let pdf = dir.appendingPathComponent("deep.pdf")
+        XCTAssertNil(PageExporter(package: package, settings: ExportSettings(format: .pdf, render: RenderOptions()))
+            .exportPDF(pages: [0], to: .file(pdf.path)).error)
+        let bytes = [UInt8](try Data(contentsOf: pdf))
+        XCTAssertEqual(VectorExportTests.occurrences(Array("/BitsPerComponent 16/Interpolate".utf8), in: bytes), 2)
+        XCTAssertEqual(VectorExportTests.occurrences(rgb.idat, in: bytes), 1, "the RGB PNG's image data, unchanged")
+        XCTAssertEqual(VectorExportTests.occurrences(grey.idat, in: bytes), 1, "the grey PNG's image data, unchanged")
+        let reference = straightAlpha(try GoldenRender.render(package, page: 0, size: .scale(2)).bitmap)
+        for judge in VectorJudge.pdf {
+            let png = try VectorJudges.rasterizePDF(pdf, page: 1, dpi: 144, judge: judge, in: dir)
+            let result = ImageComparison.compare(expected: reference, actual: onWhite(try readImage(png)))
+            print("vector: 16-bit PNGs, \(judge) 144 dpi: PSNR \(String(format: "%.1f", result.psnr)) dB")
+            if let keep = ProcessInfo.processInfo.environment["LNOTE_VECTOR_ARTIFACTS"] {
+                try? FileManager.default.removeItem(atPath: keep + "/png16-\(judge)-144.png")
+                try FileManager.default.copyItem(atPath: png.path, toPath: keep + "/png16-\(judge)-144.png")
+            }
+            XCTAssertGreaterThanOrEqual(result.psnr, 30, "\(judge): \(result)")
         }
     }
 
