@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(name: "lnote-gen", dependencies: ["CZlib", "CJPEG"], path: "tools/lnote-gen",
                           swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .executableTarget(name: "lnote-bench",
-                          dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG", "LNoteStore"],
+                          dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG", "LNoteStore", "LNoteVector"],
                           path: "tools/lnote-bench", swiftSettings: hotLoopSettings),
 
         // What several test targets share (a seeded generator): one copy, not one per target.

@@ -5,6 +5,7 @@
 import Foundation
 import LNoteBitmap
 import LNoteFormat
+import LNoteVector
 
 /// The renderer's identity, shared by the library and the `lnote-render` tool.
 public enum LNoteRenderer {
@@ -81,6 +82,59 @@ public struct LNoteDocument: Sendable {
         return try encode(page: number, settings: ExportSettings(format: .jpeg, render: render, jpegQuality: quality))
     }
 
+    /// Writes pages as ONE vector PDF (what `lnote-render export --format pdf` writes): each
+    /// page its canvas size in points, strokes as filled outlines, JPEGs embedded as they are,
+    /// page labels with each page's number in the document and one bookmark per page.
+    ///
+    /// Pages are drawn and written one at a time, so memory is one page plus the table of
+    /// images already embedded, however many pages there are.
+    ///
+    /// ```swift
+    /// let summary = try document.pdf(pages: [5, 6, 7], to: .file("notes.pdf"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - numbers: The pages (1-based) in the order they go into the file; nil: every page.
+    ///   - destination: A file (written atomically) or a byte sink.
+    ///   - background: Paper and template (`.full`), paper only, or transparent (no paper).
+    /// - Returns: What was written: bytes, the pages in the file, and the pages left out with
+    ///   why (a page that cannot be read is left out, as the tool does, and the file is still
+    ///   written when any page could be drawn).
+    /// - Throws: ``LNoteError`` when a page number does not exist (nothing is written), when no
+    ///   page could be drawn, or when writing fails (a file is then not created; a sink has
+    ///   received the bytes handed to it so far).
+    public func pdf(pages numbers: [Int]? = nil, to destination: PDFDestination,
+                    background: BackgroundMode = .full) throws(LNoteError) -> PDFSummary {
+        var indices: [Int] = []
+        for n in numbers ?? Array(1...max(1, pageCount)) { indices.append(try index(of: n)) }
+        let exporter = PageExporter(package: package, settings: ExportSettings(format: .pdf, render: RenderOptions(background: background)))
+        let outcome: (pages: [ExportedPage], bytes: Int, error: LNoteError?)
+        switch destination {
+        case .file(let path):
+            outcome = exporter.exportPDF(pages: indices, to: .file(path))
+        case .sink(let write):
+            outcome = exporter.exportPDF(pages: indices, to: ClosureOutput(write), shown: "the PDF sink")
+        }
+        if let error = outcome.error { throw error }
+        return PDFSummary(bytes: outcome.bytes, pages: outcome.pages.filter { $0.error == nil }.map(\.number),
+                          failed: outcome.pages.compactMap { p in p.error.map { PDFSummary.Failure(page: p.number, error: $0) } },
+                          warnings: outcome.pages.flatMap(\.diagnostics))
+    }
+
+    /// Page `number` (1-based) as one SVG document's bytes (what `lnote-render export --format
+    /// svg` writes): strokes as filled outlines, images embedded as their files, a `<title>`
+    /// with the document's title and the page number.
+    ///
+    /// - Parameter background: Paper and template (`.full`), paper only, or transparent.
+    /// - Throws: ``LNoteError`` when the page does not exist or cannot be read or parsed.
+    public func svg(page number: Int, background: BackgroundMode = .full) throws(LNoteError) -> [UInt8] {
+        let page = try package.loadPage(at: try index(of: number))
+        let svg = SVGPageBackend(package: package, pageNumber: number)
+        var backend = svg
+        _ = try PageRenderer.draw(page, transform: VectorGrid.transform(for: page.entry), layers: background.layers, onto: &backend)
+        return svg.document
+    }
+
     /// Checks the package: every inconsistency `lnote-render check` reports (errors and
     /// warnings, each naming the file and a stable rule).
     ///
@@ -102,6 +156,44 @@ public struct LNoteDocument: Sendable {
         let page = try package.loadPage(at: index)
         let rendered = try PageRenderer.render(page, of: package, options: settings.render, assets: AssetCache())
         return try PageExporter.encode(rendered, pageNumber: number, settings: settings, title: title, file: page.contentFile)
+    }
+}
+
+/// Where ``LNoteDocument/pdf(pages:to:background:)`` writes the PDF.
+public enum PDFDestination {
+    /// A file, written atomically: a temporary file beside it, renamed into place only when the
+    /// PDF is complete.
+    case file(String)
+    /// A byte sink (an HTTP response body, a pipe): called with the PDF's bytes in order as
+    /// they are written, a page at a time. An error it throws ends the export.
+    case sink(([UInt8]) throws -> Void)
+}
+
+/// What ``LNoteDocument/pdf(pages:to:background:)`` wrote.
+public struct PDFSummary: Sendable {
+    /// A page left out of the file, and why.
+    public struct Failure: Sendable {
+        public var page: Int
+        public var error: LNoteError
+    }
+    /// Bytes of the PDF.
+    public var bytes: Int
+    /// The pages in the file (1-based), in file order.
+    public var pages: [Int]
+    /// The pages that could not be drawn.
+    public var failed: [Failure]
+    /// Elements skipped on the pages written (invalid elements, images that could not be shown).
+    public var warnings: [Diagnostic]
+}
+
+/// A `PDFDestination.sink` as the writer's output.
+final class ClosureOutput: ByteOutput {
+    private let write: ([UInt8]) throws -> Void
+    init(_ write: @escaping ([UInt8]) throws -> Void) { self.write = write }
+    func append(_ bytes: [UInt8]) throws(LNoteError) {
+        do { try write(bytes) } catch {
+            throw LNoteError(.io, file: "the PDF sink", rule: "write", message: "the sink failed: \(error)")
+        }
     }
 }
 

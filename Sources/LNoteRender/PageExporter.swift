@@ -190,7 +190,7 @@ public struct PageExporter {
         do throws(LNoteError) {
             let page = try package.loadPage(at: index)
             if settings.format == .svg {
-                let svg = SVGPageBackend(package: package)
+                let svg = SVGPageBackend(package: package, pageNumber: index + 1)
                 var backend = svg
                 result.diagnostics = try PageRenderer.draw(page, transform: VectorGrid.transform(for: page.entry),
                                                            layers: settings.render.background.layers, onto: &backend)
@@ -243,7 +243,6 @@ public struct PageExporter {
                           progress: (ExportedPage) -> Void = { _ in }) -> (pages: [ExportedPage], bytes: Int, error: LNoteError?) {
         if let error = refusal(of: destination) { return (indices.map { ExportedPage(number: $0 + 1, error: error) }, 0, error) }
         let output: ByteOutput
-        let counter: CountingOutput
         var file: AtomicFileStream? = nil
         var shown = "standard output"
         do throws(LNoteError) {
@@ -258,10 +257,24 @@ public struct PageExporter {
                 let f = try AtomicFileStream(path: path)
                 file = f; output = f; shown = path
             }
-            counter = CountingOutput(output)
         } catch {
             return (indices.map { ExportedPage(number: $0 + 1, error: error) }, 0, error)
         }
+        return writePDF(pages: indices, to: output, file: file, shown: shown, producer: producer, progress: progress)
+    }
+
+    /// Exports the pages at `indices` as ONE PDF whose bytes go to `output` in order, as they
+    /// are written (page by page, memory as `exportPDF(pages:to:)`); `shown` names it in errors.
+    public func exportPDF(pages indices: [Int], to output: ByteOutput, shown: String, producer: String = "lnote-render",
+                          progress: (ExportedPage) -> Void = { _ in }) -> (pages: [ExportedPage], bytes: Int, error: LNoteError?) {
+        writePDF(pages: indices, to: output, file: nil, shown: shown, producer: producer, progress: progress)
+    }
+
+    /// The PDF loop: `output` is `file` when the PDF goes to a file (committed at the end,
+    /// abandoned on failure).
+    private func writePDF(pages indices: [Int], to output: ByteOutput, file: AtomicFileStream?, shown: String, producer: String,
+                          progress: (ExportedPage) -> Void) -> (pages: [ExportedPage], bytes: Int, error: LNoteError?) {
+        let counter = CountingOutput(output)
         var results: [ExportedPage] = []
         do throws(LNoteError) {
             let doc = package.document

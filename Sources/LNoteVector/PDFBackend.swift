@@ -13,16 +13,23 @@ import LNoteShape
 ///   the thin parts of a tapering stroke), the opacity is a luminosity soft mask: a form in
 ///   which the pieces of each factor level are one path filled with that level as grey,
 ///   levels in ascending order, so the largest value counts (`StrokePieces.byLevel`), and the
-///   stroke's bounding box is filled through it with `ca` = colour alpha (the mask carries
-///   the coverage too, so it is not anti-aliased twice).
+///   stroke's bounding box is filled through it (the mask carries the coverage too, so it is
+///   not anti-aliased twice). The colour alpha is folded into the mask's grey levels (grey =
+///   alpha × factor) and the fill has `ca` 1: MuPDF 1.21 applies a fill's `ca` twice when a
+///   luminosity soft mask is in effect (black at `ca` 0.6 through grey 1 came out 162 where
+///   poppler and PDFium give 102); with the alpha in the mask all three give 101–102.
 /// - Highlighter ink uses `/BM /Multiply` in the graphics state of the fill itself, on the page,
 ///   never inside a transparency group (an isolated group would multiply with nothing and
 ///   show opaque ink).
 /// - Backgrounds are vector: the paper a rectangle, template lines filled 0.6 pt rectangles in
 ///   one path, dots circles.
 /// - Images are XObjects written once per file: a JPEG's bytes as they are (`/DCTDecode`), a
-///   PNG's pixels Flate-compressed with its alpha as `/SMask`; frame and rotation are the
+///   16-bit grey or RGB PNG without transparency its image data as stored (Flate with the PNG
+///   predictor, 16 bits per component), any other PNG's pixels Flate-compressed with its alpha
+///   as `/SMask`; frame and rotation are the
 ///   `cm` matrix, opacity the `ca` of the graphics state.
+/// - Navigation: `/PageLabels` give each page its number in the document (an export of pages
+///   5–9 shows 5…9), and the outline has one bookmark per page, "Page N".
 public final class PDFDocumentBackend: PageBackend {
     private let file: PDFFile
     private let package: LNotePackage
@@ -40,10 +47,16 @@ public final class PDFDocumentBackend: PageBackend {
     private var xobjects: [Int] = []
     private var pending: [(Int, [UInt8], [UInt8])] = []   // mask forms of this page
 
-    public init(output: ByteOutput, package: LNotePackage, info: PDFInfo) throws(LNoteError) {
+    /// zlib level of content streams and mask forms (`Flate.level`, measured in the closing
+    /// note of issue 27).
+    private let compression: Int32
+
+    public init(output: ByteOutput, package: LNotePackage, info: PDFInfo,
+                compression: Int32 = Flate.level) throws(LNoteError) {
         self.file = try PDFFile(output: output)
         self.package = package
         self.info = info
+        self.compression = compression
     }
 
     /// Pages written so far.
@@ -94,13 +107,14 @@ public final class PDFDocumentBackend: PageBackend {
             append("f\n")
             return
         }
-        // The soft mask: each piece filled with its factor, combined by Lighten (max).
+        // The soft mask: each level's pieces filled with grey colour alpha × factor, levels
+        // ascending (the largest counts); the box is then filled with `ca` 1 through it.
         let box = sink.bounds
         let x0 = VectorGrid.grid(box.x0) - 1, y0 = VectorGrid.grid(box.y0) - 1
         let x1 = VectorGrid.grid(box.x1) + 1, y1 = VectorGrid.grid(box.y1) + 1
         var form: [UInt8] = []
         for (level, pieces) in sink.byLevel {
-            NumberText.unit(level, into: &form); form += Array(" g\n".utf8)
+            NumberText.unit(alpha * level, into: &form); form += Array(" g\n".utf8)
             var path = PathText(.pdf)
             OutlineBuilder.outline(pieces, into: &path)
             form += path.out
@@ -108,8 +122,8 @@ public final class PDFDocumentBackend: PageBackend {
         }
         let formNumber = file.allocate()
         let dict = Array("/Type/XObject/Subtype/Form/BBox[\(x0) \(y0) \(x1) \(y1)]/Group<</S/Transparency/CS/DeviceGray>>/Filter/FlateDecode".utf8)
-        pending.append((formNumber, dict, Flate.compress(form)))
-        let name = state(alpha: alpha, multiply: multiply, mask: formNumber)
+        pending.append((formNumber, dict, Flate.compress(form, level: compression)))
+        let name = state(alpha: 1, multiply: multiply, mask: formNumber)
         append("q /\(name) gs ")
         color(r, g, b); append(" rg\n")
         var rect = PathText(.pdf)
@@ -133,7 +147,7 @@ public final class PDFDocumentBackend: PageBackend {
         guard let p = page else { return }
         append("Q\n")
         let contentNumber = file.allocate()
-        try file.write(contentNumber, dictionary: Array("/Filter/FlateDecode".utf8), stream: Flate.compress(content))
+        try file.write(contentNumber, dictionary: Array("/Filter/FlateDecode".utf8), stream: Flate.compress(content, level: compression))
         content = []
         for (n, dict, stream) in pending { try file.write(n, dictionary: dict, stream: stream) }
         pending = []
@@ -155,7 +169,7 @@ public final class PDFDocumentBackend: PageBackend {
         let pageNumber = file.allocate()
         try file.write(pageNumber, dictionary: Array("/Type/Page/Parent 2 0 R".utf8) + box + resources
                        + Array("/Contents \(contentNumber) 0 R".utf8))
-        file.addPage(pageNumber)
+        file.addPage(pageNumber, label: documentNumber(of: p.entry))
         page = nil
     }
 
@@ -163,6 +177,21 @@ public final class PDFDocumentBackend: PageBackend {
     /// the last page.
     public func finish() throws(LNoteError) {
         try file.finish(info: info)
+    }
+
+    /// Page numbers (1-based) of the document's valid pages, by id (ids of valid pages are
+    /// unique), built the first time a page ends.
+    private var numbers: [LNoteID: Int]? = nil
+
+    /// The number of `entry` in the document, for the page's label and bookmark; a page the
+    /// document does not list gets its position in this file.
+    private func documentNumber(of entry: PageEntry) -> Int {
+        if numbers == nil {
+            var table: [LNoteID: Int] = [:]
+            for (i, slot) in package.pages.enumerated() { if case .valid(let e) = slot { table[e.id] = i + 1 } }
+            numbers = table
+        }
+        return numbers?[entry.id] ?? file.pages.count + 1
     }
 
     // MARK: - Resources
@@ -194,6 +223,10 @@ public final class PDFDocumentBackend: PageBackend {
                 let decode = inverted ? "/Decode[1 0 1 0 1 0 1 0]" : ""
                 try file.write(n, dictionary: Array("/Type/XObject/Subtype/Image/Width \(w)/Height \(h)/ColorSpace\(space)/BitsPerComponent 8\(decode)/Interpolate true/Filter/DCTDecode".utf8),
                                stream: bytes)
+            case .png16(let w, let h, let colors, let idat, _):
+                let space = colors == 1 ? "/DeviceGray" : "/DeviceRGB"
+                try file.write(n, dictionary: Array("/Type/XObject/Subtype/Image/Width \(w)/Height \(h)/ColorSpace\(space)/BitsPerComponent 16/Interpolate true/Filter/FlateDecode/DecodeParms<</Predictor 15/Colors \(colors)/BitsPerComponent 16/Columns \(w)>>".utf8),
+                               stream: idat)
             case .pixels(let w, let h, let rgb, let alpha, _):
                 var smask = ""
                 if let alpha {

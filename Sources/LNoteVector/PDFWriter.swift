@@ -65,6 +65,8 @@ final class PDFFile {
     private var offsets: [Int] = [0, 0, 0, 0]  // index = object number; 0 is the free head
     private var position = 0
     private(set) var pages: [Int] = []
+    /// Each page's number in the document (1-based), for its label and bookmark.
+    private(set) var labels: [Int] = []
     static let catalog = 1, pageTree = 2, info = 3
 
     init(output: ByteOutput) throws(LNoteError) {
@@ -100,16 +102,56 @@ final class PDFFile {
         }
     }
 
-    /// Records a page object for the page tree.
-    func addPage(_ number: Int) { pages.append(number) }
+    /// Records a page object for the page tree, with the page's number in the document.
+    func addPage(_ number: Int, label: Int) {
+        pages.append(number)
+        labels.append(label)
+    }
 
-    /// The page tree, catalog, information dictionary, cross-reference table and trailer.
+    /// `/PageLabels`: decimal labels that show each page's number in the document, one range
+    /// per run of consecutive numbers (`--pages 5-9` shows 5…9, not 1…5).
+    static func pageLabels(_ labels: [Int]) -> [UInt8] {
+        var out = Array("/PageLabels<</Nums[".utf8)
+        var first = true
+        for (i, n) in labels.enumerated() where i == 0 || n != labels[i - 1] + 1 {
+            out += Array("\(first ? "" : " ")\(i)<</S/D/St \(max(1, n))>>".utf8)
+            first = false
+        }
+        out += Array("]>>".utf8)
+        return out
+    }
+
+    /// The bookmark of a page: "Page N", N its number in the document.
+    static func bookmarkTitle(_ label: Int) -> String { "Page \(label)" }
+
+    /// The document outline: one bookmark per page of the file, in file order, each opening
+    /// its page; the outline root's object number.
+    private func writeOutline() throws(LNoteError) -> Int {
+        let root = allocate()
+        let items = pages.map { _ in allocate() }
+        for (i, item) in items.enumerated() {
+            var d = Array("/Title".utf8) + PDFInfo.textString(Self.bookmarkTitle(labels[i])) + Array("/Parent \(root) 0 R".utf8)
+            if i > 0 { d += Array("/Prev \(items[i - 1]) 0 R".utf8) }
+            if i + 1 < items.count { d += Array("/Next \(items[i + 1]) 0 R".utf8) }
+            d += Array("/Dest[\(pages[i]) 0 R/Fit]".utf8)
+            try write(item, dictionary: d)
+        }
+        try write(root, dictionary: Array("/Type/Outlines/First \(items[0]) 0 R/Last \(items[items.count - 1]) 0 R/Count \(items.count)".utf8))
+        return root
+    }
+
+    /// The page tree, outline, catalog (with page labels), information dictionary,
+    /// cross-reference table and trailer.
     func finish(info: PDFInfo) throws(LNoteError) {
         var kids = Array("/Type/Pages/Count \(pages.count)/Kids[".utf8)
         for (i, p) in pages.enumerated() { kids += Array("\(i == 0 ? "" : " ")\(p) 0 R".utf8) }
         kids.append(0x5D)
         try write(Self.pageTree, dictionary: kids)
-        try write(Self.catalog, dictionary: Array("/Type/Catalog/Pages 2 0 R".utf8))
+        var catalog = Array("/Type/Catalog/Pages 2 0 R".utf8)
+        if !pages.isEmpty {
+            catalog += Array("/Outlines \(try writeOutline()) 0 R".utf8) + Self.pageLabels(labels)
+        }
+        try write(Self.catalog, dictionary: catalog)
         var d = Array("/Title".utf8) + PDFInfo.textString(info.title) + Array("/Producer".utf8) + PDFInfo.textString(info.producer)
         if let c = info.createdAt.flatMap(PDFInfo.pdfDate) { d += Array("/CreationDate".utf8) + PDFInfo.textString(c) }
         if let m = info.modifiedAt.flatMap(PDFInfo.pdfDate) { d += Array("/ModDate".utf8) + PDFInfo.textString(m) }

@@ -9,7 +9,8 @@ import LNoteShape
 /// itself, on the page, in no group; varying factors become a luminance `<mask>` holding one
 /// grey path per factor level in ascending order (the maximum counts, `StrokePieces.byLevel`),
 /// with the stroke's box filled through it. Images are `<image>` elements holding the asset file itself (base64, JPEG or PNG byte
-/// for byte), each asset once per file (`<use>` for repeats), placed by a matrix.
+/// for byte, except a JPEG's EXIF orientation, set to 1: browsers would apply it, spec §4 ignores
+/// it), each asset once per file (`<use>` for repeats), placed by a matrix.
 public final class SVGPageBackend: PageBackend {
     private let package: LNotePackage
     private let shape = StrokeShape()
@@ -21,8 +22,31 @@ public final class SVGPageBackend: PageBackend {
     /// The finished page (after `endPage`).
     public private(set) var document: [UInt8] = []
 
-    public init(package: LNotePackage) {
+    /// The page's number in the document (1-based), for its `<title>`; nil: looked up by id.
+    private let pageNumber: Int?
+
+    public init(package: LNotePackage, pageNumber: Int? = nil) {
         self.package = package
+        self.pageNumber = pageNumber
+    }
+
+    /// The `<title>` of a page: the document's title and the page number ("Notes — page 3";
+    /// "Page 3" when the document has no title), XML-escaped.
+    static func title(document: String, page: Int?) -> String {
+        let number = page.map { "page \($0)" } ?? "page"
+        let text = document.isEmpty ? number.prefix(1).uppercased() + number.dropFirst() : "\(document) — \(number)"
+        var out = ""
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            // Characters XML 1.0 does not allow (C0 controls but tab, CR, LF) are dropped.
+            case _ where c.value < 0x20 && c != "\t" && c != "\n" && c != "\r": continue
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
     }
 
     public func beginPage(_ entry: PageEntry, transform _: PageTransform, layers: BackgroundLayers) {
@@ -37,6 +61,8 @@ public final class SVGPageBackend: PageBackend {
         append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" width=\"")
         body += w; append("pt\" height=\""); body += h
         append("pt\" viewBox=\"0 0 \(p.gridWidth) \(p.gridHeight)\">\n")
+        let number = pageNumber ?? package.pages.firstIndex { if case .valid(let e) = $0 { e.id == entry.id } else { false } }.map { $0 + 1 }
+        append("<title>\(Self.title(document: package.document.title, page: number))</title>\n")
         if layers.paper {
             let (r, g, b) = paperRGB(entry.background.color)
             append("<rect width=\"\(p.gridWidth)\" height=\"\(p.gridHeight)\" fill=\"\(hex(r, g, b))\"/>\n")
@@ -101,8 +127,8 @@ public final class SVGPageBackend: PageBackend {
             throw error
         }
         let (mime, bytes): (String, [UInt8]) = switch image {
-        case .jpeg(let b, _, _, _, _): ("image/jpeg", b)
-        case .pixels(_, _, _, _, let png): ("image/png", png)
+        case .jpeg(let b, _, _, _, _): ("image/jpeg", JPEGOrientation.upright(b))
+        case .pixels, .png16: ("image/png", image.pngFile ?? [])
         }
         let id = shownAssets.count + 1
         shownAssets[key] = id

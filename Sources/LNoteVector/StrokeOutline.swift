@@ -315,40 +315,72 @@ enum OutlineBuilder {
 
     /// The whole stroke as one path (to be filled once, nonzero).
     ///
-    /// Runs of pieces that meet at gentle joints become one polygon: the left tangent edges
-    /// forward, the right ones back, consecutive edges joined at their intersection (the
-    /// point c + 2r(n₁ + n₂)/|n₁ + n₂|² where both touch the joint's circle). On the outer
-    /// side that corner lies at most r(1/cos(Δ/2) − 1) outside the circle, about the sagitta,
-    /// which must be within `jointTolerance`; on the inner side it is where the two edges
-    /// cross, provided both pieces are longer than 2r·sin Δ (else the run is broken there).
-    /// A run starts and ends with its discs; a joint that turns more breaks the run and gets
-    /// its disc. Every sub-path turns the same way, so overlaps are covered once.
+    /// Runs of pieces become one polygon: the left tangent edges forward, the right ones
+    /// back. At a joint both edges of the inner side (where the stroke turns to) are cut at
+    /// their intersection, the point c + 2r(n₁ + n₂)/|n₁ + n₂|² where both touch the joint's
+    /// circle, r·tan(Δ/2) from each tangent point along its edge; that is allowed while what
+    /// the joints at both ends of an edge cut from it together fits in the edge (so the inner
+    /// side never folds back over itself, which under nonzero would leave a hole or cover
+    /// twice). On the outer side the edges are joined at their intersection too where that
+    /// corner lies at most r(1/cos(Δ/2) − 1) outside the circle, about the sagitta
+    /// r(1 − cos(Δ/2)), which must be within `jointTolerance`; where the joint turns more (up
+    /// to 90°), by the joint circle's arc between the two tangent points, one cubic (radial
+    /// error 0.027 %) — the round join of the union. A joint whose inner edges do not fit, or
+    /// that turns more than 90°, breaks the run and gets its disc (or a cover inside it). A run
+    /// starts and ends with its discs. Every sub-path turns the same way, so overlaps are
+    /// covered once.
     static func outline(_ pieces: [ShapePiece], into path: inout PathText) {
         typealias T = (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double)
-        var left: [(Int, Int)] = [], right: [(Int, Int)] = []
-        @inline(__always) func at(_ x: Double, _ y: Double) -> (Int, Int) { (VectorGrid.grid(x), VectorGrid.grid(y)) }
+        typealias Point = (Int, Int)
+        /// A side's vertices in stroke order, each with the controls of the cubic arriving at
+        /// it (nil: a straight edge).
+        var left: [(Point, (Point, Point)?)] = [], right: [(Point, (Point, Point)?)] = []
+        @inline(__always) func at(_ x: Double, _ y: Double) -> Point { (VectorGrid.grid(x), VectorGrid.grid(y)) }
         func flush() {
             guard let first = left.first else { return }
-            path.move(first.0, first.1)
-            for q in left.dropFirst() { path.line(q.0, q.1) }
-            for q in right.reversed() { path.line(q.0, q.1) }
+            path.move(first.0.0, first.0.1)
+            for (q, c) in left.dropFirst() {
+                if let c { path.curve(c.0.0, c.0.1, c.1.0, c.1.1, q.0, q.1) } else { path.line(q.0, q.1) }
+            }
+            // The right side backwards: the cubic arriving at right[i] is travelled from
+            // right[i] to right[i − 1], its controls swapped.
+            var i = right.count - 1
+            if i >= 0 { path.line(right[i].0.0, right[i].0.1) }
+            while i > 0 {
+                let q = right[i - 1].0
+                if let c = right[i].1 { path.curve(c.1.0, c.1.1, c.0.0, c.0.1, q.0, q.1) } else { path.line(q.0, q.1) }
+                i -= 1
+            }
             path.close()
             left.removeAll(keepingCapacity: true); right.removeAll(keepingCapacity: true)
         }
         func start(_ p: ShapePiece, _ t: T) {
-            left = [at(p.x0 + p.r0 * t.lx, p.y0 + p.r0 * t.ly)]
-            right = [at(p.x0 + p.r0 * t.rx, p.y0 + p.r0 * t.ry)]
+            left = [(at(p.x0 + p.r0 * t.lx, p.y0 + p.r0 * t.ly), nil)]
+            right = [(at(p.x0 + p.r0 * t.rx, p.y0 + p.r0 * t.ry), nil)]
         }
         func end(_ p: ShapePiece, _ t: T) {
-            left.append(at(p.x1 + p.r1 * t.lx, p.y1 + p.r1 * t.ly))
-            right.append(at(p.x1 + p.r1 * t.rx, p.y1 + p.r1 * t.ry))
+            left.append((at(p.x1 + p.r1 * t.lx, p.y1 + p.r1 * t.ly), nil))
+            right.append((at(p.x1 + p.r1 * t.rx, p.y1 + p.r1 * t.ry), nil))
             flush()
         }
-        func miter(_ cx: Double, _ cy: Double, _ r: Double, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> (Int, Int) {
+        func miter(_ cx: Double, _ cy: Double, _ r: Double, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> Point {
             let sx = ax + bx, sy = ay + by
             let k = 2 * r / (sx * sx + sy * sy)
             return at(cx + k * sx, cy + k * sy)
         }
+        /// The outer side's round join: the tangent point of the previous edge, then the arc
+        /// of the joint's circle (centre c, radius r) from normal a to normal b, the short way.
+        func arc(_ cx: Double, _ cy: Double, _ r: Double, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
+                 into side: inout [(Point, (Point, Point)?)]) {
+            let delta = atan2(ax * by - ay * bx, ax * bx + ay * by)
+            let k = 4.0 / 3.0 * tan(abs(delta) / 4) * r * (delta < 0 ? -1 : 1)
+            side.append((at(cx + r * ax, cy + r * ay), nil))
+            let c1 = at(cx + r * ax - k * ay, cy + r * ay + k * ax)
+            let c2 = at(cx + r * bx + k * by, cy + r * by - k * bx)
+            side.append((at(cx + r * bx, cy + r * by), (c1, c2)))
+        }
+        /// What the joint at its start cut from the previous piece's left and right edges.
+        var usedLeft = 0.0, usedRight = 0.0
         var previous: (p: ShapePiece, t: T)? = nil
         for p in pieces {
             guard let t = tangents(p) else {
@@ -365,33 +397,61 @@ enum OutlineBuilder {
                 path.circle(cx: p.x0, cy: p.y0, r: p.r0)
                 start(p, t)
                 previous = (p, t)
+                usedLeft = 0; usedRight = 0
                 continue
             }
             let a = prev.t
+            let r = p.r0
             let cosL = min(1, a.lx * t.lx + a.ly * t.ly), cosR = min(1, a.rx * t.rx + a.ry * t.ry)
-            let cosD = min(cosL, cosR)
-            // r(1 − cos(Δ/2)) = r(1 − √((1 + cos Δ)/2))
-            let sag = p.r0 * (1 - ((1 + cosD) / 2).squareRoot())
-            let need = 2 * p.r0 * (max(0, 1 - cosD * cosD)).squareRoot()
-            if sag <= jointTolerance && length(prev.p) >= need && length(p) >= need {
-                left.append(miter(p.x0, p.y0, p.r0, a.lx, a.ly, t.lx, t.ly))
-                right.append(miter(p.x0, p.y0, p.r0, a.rx, a.ry, t.rx, t.ry))
+            // Each side on its own: inner where the two edges cross (the next tangent point
+            // lies behind the previous one along the previous edge), else outer.
+            let ex = prev.p.x1 - prev.p.x0, ey = prev.p.y1 - prev.p.y0, er = prev.p.r1 - prev.p.r0
+            let innerL = (t.lx - a.lx) * (ex + er * a.lx) + (t.ly - a.ly) * (ey + er * a.ly) < 0
+            let innerR = (t.rx - a.rx) * (ex + er * a.rx) + (t.ry - a.ry) * (ey + er * a.ry) < 0
+            let edgePrev = edgeLength(prev.p), edgeNext = edgeLength(p)
+            /// How the side joins: nil when it cannot (the run breaks); else the cut from the
+            /// edges (inner), and whether the outer corner needs the arc.
+            func join(_ inner: Bool, _ cosD: Double, _ used: Double) -> (cut: Double, arc: Bool)? {
+                if inner {
+                    // r·tan(Δ/2) = r·√((1 − cos Δ)/(1 + cos Δ))
+                    let cut = r * (max(0, 1 - cosD) / max(1e-12, 1 + cosD)).squareRoot()
+                    return used + cut <= edgePrev && cut <= edgeNext ? (cut, false) : nil
+                }
+                // r(1 − cos(Δ/2)) = r(1 − √((1 + cos Δ)/2))
+                if r * (1 - ((1 + cosD) / 2).squareRoot()) <= jointTolerance { return (0, false) }
+                return cosD >= 0 ? (0, true) : nil
+            }
+            if let jl = join(innerL, cosL, usedLeft), let jr = join(innerR, cosR, usedRight) {
+                if jl.arc { arc(p.x0, p.y0, r, a.lx, a.ly, t.lx, t.ly, into: &left) }
+                else { left.append((miter(p.x0, p.y0, r, a.lx, a.ly, t.lx, t.ly), nil)) }
+                if jr.arc { arc(p.x0, p.y0, r, a.rx, a.ry, t.rx, t.ry, into: &right) }
+                else { right.append((miter(p.x0, p.y0, r, a.rx, a.ry, t.rx, t.ry), nil)) }
+                usedLeft = jl.cut; usedRight = jr.cut
             } else {
                 end(prev.p, prev.t)
+                let cosD = min(cosL, cosR)
+                let sag = r * (1 - ((1 + cosD) / 2).squareRoot())
                 if sag <= jointTolerance {
                     // The four tangent points lie on the joint's circle: their convex hull is
                     // inside the disc and covers the gap between the two runs up to the
                     // circular segments beyond its sides, each at most `sag` high.
-                    jointQuad(cx: p.x0, cy: p.y0, r: p.r0, [(a.lx, a.ly), (t.lx, t.ly), (a.rx, a.ry), (t.rx, t.ry)], into: &path)
-                } else if !jointArcs(cx: p.x0, cy: p.y0, r: p.r0, left: [(a.lx, a.ly), (t.lx, t.ly)],
+                    jointQuad(cx: p.x0, cy: p.y0, r: r, [(a.lx, a.ly), (t.lx, t.ly), (a.rx, a.ry), (t.rx, t.ry)], into: &path)
+                } else if !jointArcs(cx: p.x0, cy: p.y0, r: r, left: [(a.lx, a.ly), (t.lx, t.ly)],
                                      right: [(a.rx, a.ry), (t.rx, t.ry)], into: &path) {
-                    path.circle(cx: p.x0, cy: p.y0, r: p.r0)
+                    path.circle(cx: p.x0, cy: p.y0, r: r)
                 }
                 start(p, t)
+                usedLeft = 0; usedRight = 0
             }
             previous = (p, t)
         }
         if let prev = previous { end(prev.p, prev.t); path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1) }
+    }
+
+    /// The length of a piece's tangent edges: √(d² − (r₁ − r₀)²).
+    @inline(__always) static func edgeLength(_ p: ShapePiece) -> Double {
+        let dx = p.x1 - p.x0, dy = p.y1 - p.y0, dr = p.r1 - p.r0
+        return max(0, dx * dx + dy * dy - dr * dr).squareRoot()
     }
 
     @inline(__always) static func length(_ p: ShapePiece) -> Double {

@@ -10,6 +10,18 @@ enum EmbeddedImage {
     case jpeg(bytes: [UInt8], width: Int, height: Int, components: Int, adobeInverted: Bool)
     /// Decoded pixels: RGB rows and, unless opaque, alpha rows (straight alpha, 8 bits).
     case pixels(width: Int, height: Int, rgb: [UInt8], alpha: [UInt8]?, png: [UInt8])
+    /// A 16-bit grey or RGB PNG without transparency: its image data as stored (the IDAT
+    /// chunks' zlib stream of PNG-filtered rows), which a PDF embeds unchanged as a Flate
+    /// stream with the PNG predictor, at 16 bits per component.
+    case png16(width: Int, height: Int, colors: Int, idat: [UInt8], png: [UInt8])
+
+    /// The PNG file, for a format that embeds image files (SVG).
+    var pngFile: [UInt8]? {
+        switch self {
+        case .jpeg: nil
+        case .pixels(_, _, _, _, let png), .png16(_, _, _, _, let png): png
+        }
+    }
 
     /// Reads and checks asset `name` of `package`. Errors name the asset file.
     static func load(_ name: String, from package: LNotePackage) throws(LNoteError) -> EmbeddedImage {
@@ -40,6 +52,9 @@ enum EmbeddedImage {
             return .jpeg(bytes: bytes, width: info.width, height: info.height, components: frame.components,
                          adobeInverted: frame.adobe && frame.components == 4)
         case .png:
+            if let deep = png16(bytes) {
+                return .png16(width: deep.width, height: deep.height, colors: deep.colors, idat: deep.idat, png: bytes)
+            }
             let n = bitmap.width * bitmap.height
             var rgb = [UInt8](repeating: 0, count: 3 * n)
             var alpha: [UInt8]? = bitmap.isOpaque ? nil : [UInt8](repeating: 0, count: n)
@@ -52,6 +67,29 @@ enum EmbeddedImage {
             }
             return .pixels(width: bitmap.width, height: bitmap.height, rgb: rgb, alpha: alpha, png: bytes)
         }
+    }
+
+    /// The IHDR size, colour count and concatenated IDAT data of a 16-bit, non-interlaced grey
+    /// (colour type 0) or RGB (2) PNG without a tRNS chunk; nil for any other PNG. Called on a
+    /// file the decoder has already read in full (chunk CRCs checked).
+    static func png16(_ d: [UInt8]) -> (width: Int, height: Int, colors: Int, idat: [UInt8])? {
+        func u32(_ i: Int) -> Int { Int(d[i]) << 24 | Int(d[i + 1]) << 16 | Int(d[i + 2]) << 8 | Int(d[i + 3]) }
+        guard d.count >= 33, d[12..<16].elementsEqual(Array("IHDR".utf8)) else { return nil }
+        let width = u32(16), height = u32(20)
+        let depth = d[24], type = d[25], interlace = d[28]
+        guard depth == 16, type == 0 || type == 2, interlace == 0 else { return nil }
+        var idat: [UInt8] = []
+        var i = 8
+        while i + 12 <= d.count {
+            let length = u32(i)
+            let kind = String(decoding: d[(i + 4)..<(i + 8)], as: UTF8.self)
+            guard length >= 0, i + 12 + length <= d.count else { return nil }
+            if kind == "tRNS" { return nil }
+            if kind == "IDAT" { idat += d[(i + 8)..<(i + 8 + length)] }
+            if kind == "IEND" { break }
+            i += 12 + length
+        }
+        return idat.isEmpty ? nil : (width, height, type == 2 ? 3 : 1, idat)
     }
 
     /// The component count of the first SOF marker, and whether an Adobe APP14 marker is present
@@ -77,12 +115,64 @@ enum EmbeddedImage {
     }
 }
 
+/// EXIF orientation, which spec §4 says to ignore: PDF viewers do (a `DCTDecode` stream has no
+/// orientation), but browsers apply it when they draw an SVG `<image>` (CSS `image-orientation`
+/// defaults to `from-image`), so an SVG would show the photo turned.
+enum JPEGOrientation {
+    /// `jpeg` with every EXIF Orientation entry of IFD0 set to 1 (as stored), the bytes otherwise
+    /// unchanged (same length, other metadata kept); `jpeg` itself when it has none.
+    static func upright(_ jpeg: [UInt8]) -> [UInt8] {
+        var d = jpeg
+        var i = 2
+        guard d.count > 4, d[0] == 0xFF, d[1] == 0xD8 else { return jpeg }
+        while i + 4 <= d.count, d[i] == 0xFF {
+            let marker = d[i + 1]
+            if marker == 0xDA || marker == 0xD9 { break }          // image data: no more metadata
+            if marker == 0xFF { i += 1; continue }
+            let length = Int(d[i + 2]) << 8 | Int(d[i + 3])
+            guard length >= 2, i + 2 + length <= d.count else { break }
+            if marker == 0xE1, length >= 16, d[(i + 4)..<(i + 10)].elementsEqual([0x45, 0x78, 0x69, 0x66, 0, 0]) {
+                resetOrientation(&d, tiff: i + 10, end: i + 2 + length)
+            }
+            i += 2 + length
+        }
+        return d
+    }
+
+    /// Sets the Orientation entries (tag 0x0112, type SHORT) of the IFD0 of the TIFF structure
+    /// at `tiff`..<`end` to 1.
+    private static func resetOrientation(_ d: inout [UInt8], tiff: Int, end: Int) {
+        guard tiff + 8 <= end else { return }
+        let big: Bool
+        switch (d[tiff], d[tiff + 1]) {
+        case (0x4D, 0x4D): big = true
+        case (0x49, 0x49): big = false
+        default: return
+        }
+        func u16(_ at: Int) -> Int { big ? Int(d[at]) << 8 | Int(d[at + 1]) : Int(d[at + 1]) << 8 | Int(d[at]) }
+        func u32(_ at: Int) -> Int { big ? u16(at) << 16 | u16(at + 2) : u16(at + 2) << 16 | u16(at) }
+        guard u16(tiff + 2) == 42 else { return }
+        let ifd = tiff + u32(tiff + 4)
+        guard ifd >= tiff + 8, ifd + 2 <= end else { return }
+        let count = u16(ifd)
+        for k in 0..<count {
+            let e = ifd + 2 + 12 * k
+            guard e + 12 <= end else { return }
+            if u16(e) == 0x0112 && u16(e + 2) == 3 && u32(e + 4) == 1 {
+                if big { d[e + 8] = 0; d[e + 9] = 1 } else { d[e + 8] = 1; d[e + 9] = 0 }
+            }
+        }
+    }
+}
+
 /// Flate (zlib) compression of a whole buffer.
-enum Flate {
-    /// Level 1: on the bench's dense page (release, shared 2-core machine) level 6 made the
-    /// PDF 20 % smaller but took 3.0 s against 0.9 s end to end; the time target (2× the PNG
-    /// export) weighs more than that size.
-    static func compress(_ input: [UInt8], level: Int32 = 1) -> [UInt8] {
+public enum Flate {
+    /// The PDF's content-stream level. Level 1: on the bench's dense page (release, shared
+    /// 2-core machine) level 6 made the PDF 20 % smaller but took 3.0 s against 0.9 s end to
+    /// end; the time target (2× the PNG export) weighs more than that size.
+    public static let level: Int32 = 1
+
+    static func compress(_ input: [UInt8], level: Int32 = Flate.level) -> [UInt8] {
         var size = compressBound(uLong(input.count))
         var out = [UInt8](repeating: 0, count: Int(size))
         let rc = out.withUnsafeMutableBufferPointer { o in

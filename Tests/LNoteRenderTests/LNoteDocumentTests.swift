@@ -23,6 +23,54 @@ final class LNoteDocumentTests: XCTestCase {
         XCTAssertEqual(try ImageDecoder.decode(jpeg).width, 417)
     }
 
+    func testVectorOutput() throws {
+        let document = try LNoteDocument(path: Self.sample)
+        let dir = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // To a file, pages 3 and 2 in that order; to a sink, the same bytes, in more than one piece.
+        let summary = try document.pdf(pages: [3, 2], to: .file(dir + "/out.pdf"))
+        XCTAssertEqual(summary.pages, [3, 2])
+        XCTAssertTrue(summary.failed.isEmpty)
+        let file = try XCTUnwrap(FileManager.default.contents(atPath: dir + "/out.pdf"))
+        XCTAssertEqual(summary.bytes, file.count)
+        var pieces: [[UInt8]] = []
+        let streamed = try document.pdf(pages: [3, 2], to: .sink { pieces.append($0) })
+        XCTAssertGreaterThan(pieces.count, 2, "written as it goes, not at the end")
+        XCTAssertEqual(pieces.flatMap { $0 }, [UInt8](file))
+        XCTAssertEqual(streamed.bytes, file.count)
+        let text = String(decoding: file, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("%PDF-1.7") && text.contains("/PageLabels<</Nums[0<</S/D/St 3>> 1<</S/D/St 2>>]>>"))
+        // Every page by default; the same file as the exporter writes for the tool.
+        let all = try document.pdf(to: .file(dir + "/all.pdf"))
+        XCTAssertEqual(all.pages, [1, 2, 3])
+        let package = try LNotePackage.open(at: URL(fileURLWithPath: Self.sample))
+        let tool = PageExporter(package: package, settings: ExportSettings(format: .pdf, render: RenderOptions()))
+            .exportPDF(pages: [0, 1, 2], to: .file(dir + "/tool.pdf"))
+        XCTAssertNil(tool.error)
+        XCTAssertEqual(FileManager.default.contents(atPath: dir + "/all.pdf"), FileManager.default.contents(atPath: dir + "/tool.pdf"))
+        // A missing page is refused before anything is written; a failing sink ends the export.
+        XCTAssertThrowsError(try document.pdf(pages: [1, 9], to: .file(dir + "/none.pdf"))) { error in
+            XCTAssertEqual((error as? LNoteError)?.rule, "page-number")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/none.pdf"))
+        struct Full: Error {}
+        XCTAssertThrowsError(try document.pdf(to: .sink { _ in throw Full() })) { error in
+            XCTAssertEqual((error as? LNoteError)?.rule, "write")
+        }
+
+        // SVG: the bytes the tool writes for that page.
+        let svg = try document.svg(page: 2)
+        let svgDir = dir + "/svg"
+        try FileManager.default.createDirectory(atPath: svgDir, withIntermediateDirectories: true)
+        let written = PageExporter(package: package, settings: ExportSettings(format: .svg, render: RenderOptions()))
+            .export(pages: [1], to: .file(svgDir + "/p2.svg"))
+        XCTAssertNil(written[0].error)
+        XCTAssertEqual(FileManager.default.contents(atPath: svgDir + "/p2.svg"), Data(svg))
+        XCTAssertTrue(String(decoding: svg, as: UTF8.self).contains("<title>Field trip notes — page 2</title>"))
+        XCTAssertFalse(String(decoding: try document.svg(page: 1, background: .transparentNoTemplate), as: UTF8.self).contains("<rect width="))
+        XCTAssertThrowsError(try document.svg(page: 4))
+    }
+
     func testTypedErrors() throws {
         XCTAssertThrowsError(try LNoteDocument(path: "/nonexistent/x.lnote")) { error in
             XCTAssertEqual((error as? LNoteError)?.kind, .missing)

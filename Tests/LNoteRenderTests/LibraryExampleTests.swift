@@ -182,6 +182,21 @@ final class LibraryExampleTests: XCTestCase {
         let expected = try LNoteDocument(path: sample).png(page: 1, size: .scale(2))
         XCTAssertEqual(FileManager.default.contents(atPath: out), Data(expected))
 
+        // The vector calls: the whole document as PDF, page 1 as SVG, as the library writes them.
+        let document = try LNoteDocument(path: sample)
+        let pdfOut = out + ".pdf", svgOut = out + ".svg"
+        defer { try? FileManager.default.removeItem(atPath: pdfOut); try? FileManager.default.removeItem(atPath: svgOut) }
+        let pdfRan = try run(binary, [sample, pdfOut])
+        XCTAssertEqual(pdfRan.status, 0, pdfRan.output)
+        XCTAssertTrue(pdfRan.output.contains("Field trip notes: pages [1, 2, 3] -> \(pdfOut)"), pdfRan.output)
+        let reference = NSTemporaryDirectory() + "lnote-library-example-\(UUID().uuidString).pdf"
+        defer { try? FileManager.default.removeItem(atPath: reference) }
+        _ = try document.pdf(to: .file(reference))
+        XCTAssertEqual(FileManager.default.contents(atPath: pdfOut), FileManager.default.contents(atPath: reference))
+        let svgRan = try run(binary, [sample, svgOut])
+        XCTAssertEqual(svgRan.status, 0, svgRan.output)
+        XCTAssertEqual(FileManager.default.contents(atPath: svgOut), Data(try document.svg(page: 1)))
+
         let failed = try run(binary, [sample + "-missing", out + "-not-written"])
         XCTAssertEqual(failed.status, 1, failed.output)
         XCTAssertTrue(failed.output.contains("error: "), failed.output)

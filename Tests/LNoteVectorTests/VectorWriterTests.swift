@@ -20,6 +20,20 @@ import LNoteShape
         #expect(String(decoding: PDFInfo.textString("é"), as: UTF8.self) == "<FEFF00E9>")
     }
 
+    @Test func pageLabelsOneRangePerRunOfNumbers() {
+        #expect(String(decoding: PDFFile.pageLabels([5, 6, 7, 8, 9]), as: UTF8.self) == "/PageLabels<</Nums[0<</S/D/St 5>>]>>")
+        // --pages 1,3-5,7 and page 3 again.
+        #expect(String(decoding: PDFFile.pageLabels([1, 3, 4, 5, 7, 3]), as: UTF8.self)
+                == "/PageLabels<</Nums[0<</S/D/St 1>> 1<</S/D/St 3>> 4<</S/D/St 7>> 5<</S/D/St 3>>]>>")
+        #expect(PDFFile.bookmarkTitle(12) == "Page 12")
+    }
+
+    @Test func svgTitles() {
+        #expect(SVGPageBackend.title(document: "Notes", page: 3) == "Notes — page 3")
+        #expect(SVGPageBackend.title(document: "", page: 3) == "Page 3")
+        #expect(SVGPageBackend.title(document: "a<b> & c\u{1}", page: 1) == "a&lt;b&gt; &amp; c — page 1")
+    }
+
     @Test func numbers() {
         var out: [UInt8] = []
         for v in [0, 7, -12, 123456] { NumberText.int(v, into: &out); out.append(0x20) }
@@ -36,6 +50,41 @@ import LNoteShape
         #expect(frame?.components == 4)
         #expect(frame?.adobe == true)
         #expect(EmbeddedImage.jpegFrame([0xFF, 0xD8, 0xFF, 0xDA, 0, 2]) == nil)
+    }
+
+    /// A JPEG head: SOI, an APP1 Exif segment whose IFD0 holds `entries` (tag, type, count,
+    /// value) in the byte order `big`, then SOF0 and SOS markers.
+    static func exifJPEG(big: Bool, entries: [(UInt16, UInt16, UInt32, UInt16)]) -> [UInt8] {
+        func u16(_ v: UInt16) -> [UInt8] { big ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func u32(_ v: UInt32) -> [UInt8] { big ? u16(UInt16(v >> 16)) + u16(UInt16(v & 0xFFFF)) : u16(UInt16(v & 0xFFFF)) + u16(UInt16(v >> 16)) }
+        var tiff: [UInt8] = (big ? Array("MM".utf8) : Array("II".utf8)) + u16(42) + u32(8) + u16(UInt16(entries.count))
+        for (tag, type, count, value) in entries { tiff += u16(tag) + u16(type) + u32(count) + u16(value) + [0, 0] }
+        tiff += u32(0)
+        let body = Array("Exif".utf8) + [0, 0] + tiff
+        let n = body.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(n >> 8), UInt8(n & 0xFF)] + body
+            + [0xFF, 0xC0, 0x00, 0x0B, 8, 0, 10, 0, 20, 1, 1, 0x11, 0] + [0xFF, 0xDA, 0x00, 0x02, 0x12, 0x34]
+    }
+
+    @Test func exifOrientationIsSetUprightAndNothingElseChanges() {
+        for big in [true, false] {
+            // Orientation 6 among other entries (ImageWidth, a Make offset).
+            let jpeg = Self.exifJPEG(big: big, entries: [(0x0100, 3, 1, 640), (0x0112, 3, 1, 6), (0x010F, 2, 4, 0x4142)])
+            let upright = JPEGOrientation.upright(jpeg)
+            #expect(upright.count == jpeg.count)
+            let expected = Self.exifJPEG(big: big, entries: [(0x0100, 3, 1, 640), (0x0112, 3, 1, 1), (0x010F, 2, 4, 0x4142)])
+            #expect(upright == expected, "only the orientation value changes (\(big ? "big" : "little")-endian)")
+        }
+        // No Exif, a damaged IFD offset, not a JPEG: unchanged.
+        let plain: [UInt8] = [0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 8, 0, 10, 0, 20, 1, 1, 0x11, 0, 0xFF, 0xDA, 0, 2]
+        #expect(JPEGOrientation.upright(plain) == plain)
+        var damaged = Self.exifJPEG(big: true, entries: [(0x0112, 3, 1, 6)])
+        damaged[6 + 6 + 4] = 0x7F   // IFD0 offset far past the segment
+        #expect(JPEGOrientation.upright(damaged) == damaged)
+        #expect(JPEGOrientation.upright([0x89, 0x50, 0x4E, 0x47]) == [0x89, 0x50, 0x4E, 0x47])
+        // Bytes after the image data start are never looked at.
+        let after = plain + Self.exifJPEG(big: true, entries: [(0x0112, 3, 1, 6)])
+        #expect(JPEGOrientation.upright(after) == after)
     }
 
     /// Signed areas of the closed sub-paths in SVG path text (polygon of all points, control
@@ -82,6 +131,131 @@ import LNoteShape
         // Far fewer discs than pieces: most joints of a smooth stroke need none.
         let curves = String(decoding: path.out, as: UTF8.self).filter { $0 == "C" }.count
         #expect(curves / 4 < sink.pieces.count / 2)
+    }
+
+    /// Closed sub-paths of SVG path text (grid steps), cubics flattened into 16 chords.
+    static func polygons(_ d: [UInt8]) -> [[(Double, Double)]] {
+        var out: [[(Double, Double)]] = []
+        var current: [(Double, Double)] = []
+        var numbers: [Double] = []
+        var command: Character = " "
+        func finish() {
+            switch command {
+            case "M": if !current.isEmpty { out.append(current) }; current = [(numbers[0], numbers[1])]
+            case "L": current.append((numbers[0], numbers[1]))
+            case "C":
+                let p0 = current.last!
+                for k in 1...16 {
+                    let t = Double(k) / 16, u = 1 - t
+                    let x = u * u * u * p0.0 + 3 * u * u * t * numbers[0] + 3 * u * t * t * numbers[2] + t * t * t * numbers[4]
+                    let y = u * u * u * p0.1 + 3 * u * u * t * numbers[1] + 3 * u * t * t * numbers[3] + t * t * t * numbers[5]
+                    current.append((x, y))
+                }
+            default: break
+            }
+            numbers = []
+        }
+        var token = ""
+        for ch in String(decoding: d, as: UTF8.self) {
+            if "MLCZ".contains(ch) {
+                if !token.isEmpty { numbers.append(Double(token)!); token = "" }
+                finish(); command = ch
+            } else if ch == " " {
+                if !token.isEmpty { numbers.append(Double(token)!); token = "" }
+            } else { token.append(ch) }
+        }
+        if !token.isEmpty { numbers.append(Double(token)!) }
+        finish()
+        if !current.isEmpty { out.append(current) }
+        return out
+    }
+
+    /// Winding number of the closed polygons around (x, y).
+    static func winding(_ polygons: [[(Double, Double)]], _ x: Double, _ y: Double) -> Int {
+        var w = 0
+        for poly in polygons {
+            for i in 0..<poly.count {
+                let a = poly[i], b = poly[(i + 1) % poly.count]
+                if a.1 <= y {
+                    if b.1 > y && (b.0 - a.0) * (y - a.1) - (x - a.0) * (b.1 - a.1) > 0 { w += 1 }
+                } else if b.1 <= y && (b.0 - a.0) * (y - a.1) - (x - a.0) * (b.1 - a.1) < 0 { w -= 1 }
+            }
+        }
+        return w
+    }
+
+    /// Signed distance (reference pixels) from (x, y) to a piece's shape — its two discs and
+    /// the quadrilateral between their outer tangents: exact inside (negative), a lower bound
+    /// outside, which is all the band test below needs.
+    static func distance(_ p: ShapePiece, _ x: Double, _ y: Double) -> Double {
+        var best = min(((x - p.x0) * (x - p.x0) + (y - p.y0) * (y - p.y0)).squareRoot() - p.r0,
+                       ((x - p.x1) * (x - p.x1) + (y - p.y1) * (y - p.y1)).squareRoot() - p.r1)
+        guard let t = OutlineBuilder.tangents(p) else { return best }
+        let quad = [(p.x0 + p.r0 * t.lx, p.y0 + p.r0 * t.ly), (p.x1 + p.r1 * t.lx, p.y1 + p.r1 * t.ly),
+                    (p.x1 + p.r1 * t.rx, p.y1 + p.r1 * t.ry), (p.x0 + p.r0 * t.rx, p.y0 + p.r0 * t.ry)]
+        var area = 0.0
+        for i in 0..<4 { let a = quad[i], b = quad[(i + 1) % 4]; area += a.0 * b.1 - b.0 * a.1 }
+        guard abs(area) > 1e-9 else { return best }
+        var d = -Double.infinity
+        for i in 0..<4 {
+            let a = quad[i], b = quad[(i + 1) % 4]
+            let ex = b.0 - a.0, ey = b.1 - a.1, len = (ex * ex + ey * ey).squareRoot()
+            guard len > 1e-12 else { continue }
+            // Outward normal: right of the edge for positive area (x right, y down), else left.
+            let nx = (area > 0 ? ey : -ey) / len, ny = (area > 0 ? -ex : ex) / len
+            d = max(d, (x - a.0) * nx + (y - a.1) * ny)
+        }
+        best = min(best, d)
+        return best
+    }
+
+    /// The outline covers exactly the union of the pieces under nonzero, to within the shape
+    /// tolerance and the grid: on wavy, curling, tapering strokes (joints gentle, round-joined
+    /// and broken), every sample point farther than 0.1 px from the boundary is inside the
+    /// outline if and only if it is inside some disc or hull.
+    @Test func outlineCoversTheUnionExactly() {
+        var rng = UInt64(27)
+        func random() -> Double { rng = rng &* 6364136223846793005 &+ 1442695040888963407; return Double(rng >> 11) / Double(1 << 53) }
+        for trial in 0..<6 {
+            var points: [Int32] = []
+            var x = 2000.0, y = 2000.0, heading = random() * 6.28
+            let n = 60 + trial * 20
+            for i in 0..<n {
+                heading += (random() - 0.5) * (trial % 2 == 0 ? 0.9 : 2.2)
+                let step = 3 + random() * (trial < 3 ? 12 : 40)
+                x += cos(heading) * step; y += sin(heading) * step
+                let r = trial == 5 ? 2 + 28 * abs(sin(Double(i) / 7)) : 6 + 20 * random()
+                points += [Int32(x), Int32(y), Int32(r), 500, Int32(i)]
+            }
+            let stroke = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0), points: points)
+            let entry = PageEntry(id: LNoteID("C0A80101-0000-4000-8000-00000000A002")!, width: 8340, height: 11940)
+            let page = VectorPage(entry)
+            let shape = StrokeShape()
+            shape.prepare(stroke, transform: page.transform)
+            var sink = StrokePieces(width: page.width, height: page.height)
+            shape.stream(into: &sink)
+            var path = PathText(.svg)
+            OutlineBuilder.outline(sink.pieces, into: &path)
+            let polys = Self.polygons(path.out)
+            let b = sink.bounds
+            var checked = 0, wrong = 0
+            var yy = b.y0 - 2
+            while yy < b.y1 + 2 {
+                var xx = b.x0 - 2
+                while xx < b.x1 + 2 {
+                    let d = sink.pieces.map { Self.distance($0, xx, yy) }.min()!
+                    if abs(d) > 0.1 {
+                        checked += 1
+                        let inside = Self.winding(polys, xx * VectorGrid.perPixel, yy * VectorGrid.perPixel) != 0
+                        if inside != (d < 0) { wrong += 1 }
+                    }
+                    xx += 0.37
+                }
+                yy += 0.41
+            }
+            #expect(checked > 1000)
+            #expect(wrong == 0, "trial \(trial): \(wrong) of \(checked) points on the wrong side of the outline")
+        }
     }
 
     @Test func levelsAscendAndCoverEveryPiece() {

@@ -3,6 +3,7 @@
 //   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR [--costly DIR] [--runs N] [--regen-runs N] [--no-raster]
 //   lnote-bench --dense PACKAGE --raster-only [--runs N] [--scale thumb|1x|2x ...]
 //   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR --store-only [--runs N]
+//   lnote-bench --dense PACKAGE --doc200 PACKAGE --work DIR --vector-only [--runs N]
 //   lnote-bench --library DIR [--runs N] [--no-watch]
 //   lnote-bench --doc200 PACKAGE --work DIR --regen-only [--runs N] [--regen-runs N]
 //   lnote-bench --photos-only --work DIR [--runs N]
@@ -45,6 +46,8 @@ struct Arguments {
     var regenOnly = false
     /// With --library: the no-op alone, not the watch latency.
     var watch = true
+    /// --vector-only: the PDF export section alone (needs --dense, --doc200, --work).
+    var vectorOnly = false
     /// The raster scales timed (`--scale S`, repeatable; default all): one scale alone is what a
     /// profiler wants.
     var scales: [RasterScale] = []
@@ -76,6 +79,7 @@ struct Arguments {
             case "--photos-only": photosOnly = true
             case "--regen-only": regenOnly = true; raster = false
             case "--no-watch": watch = false
+            case "--vector-only": vectorOnly = true; raster = false
             case "--scale":
                 let text = try value()
                 guard let scale = RasterScale(rawValue: text) else {
@@ -207,7 +211,9 @@ do {
     } else {
         let dense = try LNotePackage.open(at: URL(fileURLWithPath: args.dense))
         if args.raster { parts.append(try denseRaster(dense, runs: args.runs, scales: args.scales)) }   // --raster-only implies it
-        if args.storeOnly {
+        if args.vectorOnly {
+            parts.append(try vectorExport(dense: dense, doc200: args.doc200, work: args.work + "/vector", runs: args.runs))
+        } else if args.storeOnly {
             parts.append(try storeMigration(dense: args.dense, doc200: args.doc200, work: args.work + "/store", runs: args.runs))
         } else if !args.rasterOnly {
             parts += [try denseMicro(dense, runs: args.runs), try denseThumbnail(dense, runs: args.runs),
