@@ -153,6 +153,27 @@ struct StatIndex: Equatable, Sendable {
         self = parsed
     }
 
+    /// The decimal integer written at `r` of `b` (an optional leading `-`), or nil when it is
+    /// not one or does not fit an Int64: the index is package data, so a hostile field must be
+    /// refused, never trap. The one reader of the index's numbers (`parse`, `IndexReader`).
+    static func integer(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>) -> Int64? {
+        guard !r.isEmpty, r.count <= 20 else { return nil }
+        var v: Int64 = 0
+        var i = r.lowerBound
+        let negative = b[i] == 0x2D
+        if negative { i += 1; if i == r.upperBound { return nil } }
+        while i < r.upperBound {
+            let d = b[i] &- 0x30
+            guard d < 10 else { return nil }
+            let (m, o1) = v.multipliedReportingOverflow(by: 10)
+            let (n, o2) = m.addingReportingOverflow(Int64(d))
+            guard !o1, !o2 else { return nil }
+            v = n
+            i += 1
+        }
+        return negative ? -v : v
+    }
+
     private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> StatIndex? {
         var lines: [Range<Int>] = []
         var start = 0
@@ -176,20 +197,7 @@ struct StatIndex: Equatable, Sendable {
             r.count == word.utf8CodeUnitCount && memcmp(b.baseAddress! + r.lowerBound, word.utf8Start, r.count) == 0
         }
         func isDash(_ r: Range<Int>) -> Bool { r.count == 1 && b[r.lowerBound] == 0x2D }
-        func integer(_ r: Range<Int>) -> Int64? {
-            guard !r.isEmpty, r.count <= 19 else { return nil }
-            var v: Int64 = 0
-            var i = r.lowerBound
-            let negative = b[i] == 0x2D
-            if negative { i += 1; if i == r.upperBound { return nil } }
-            while i < r.upperBound {
-                let d = b[i] &- 0x30
-                guard d < 10 else { return nil }
-                v = v * 10 + Int64(d)
-                i += 1
-            }
-            return negative ? -v : v
-        }
+        func integer(_ r: Range<Int>) -> Int64? { StatIndex.integer(b, r) }
         func stamp(_ r: Range<Int>) -> FileStamp? {
             var parts: [Int64] = []
             var s = r.lowerBound

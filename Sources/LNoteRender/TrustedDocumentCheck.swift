@@ -202,20 +202,7 @@ private struct IndexReader {
 
     func isDash(_ r: Range<Int>) -> Bool { r.count == 1 && b[r.lowerBound] == 0x2D }
 
-    func integer(_ r: Range<Int>) -> Int64? {
-        guard !r.isEmpty, r.count <= 19 else { return nil }
-        var v: Int64 = 0
-        var i = r.lowerBound
-        let negative = b[i] == 0x2D
-        if negative { i += 1; if i == r.upperBound { return nil } }
-        while i < r.upperBound {
-            let d = b[i] &- 0x30
-            guard d < 10 else { return nil }
-            v = v * 10 + Int64(d)
-            i += 1
-        }
-        return negative ? -v : v
-    }
+    func integer(_ r: Range<Int>) -> Int64? { StatIndex.integer(b, r) }
 
     /// Whether the stamp written at `r` (`dev:ino:mode:size:mtime:ctime`) is `current`.
     func stamp(_ r: Range<Int>, is current: FileStamp) -> Bool {

@@ -540,3 +540,22 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         XCTAssertEqual(ContentHasher.hash(Array("same".utf8)), ContentHasher.hash(Array("same".utf8)))
     }
 }
+
+/// The stat index is package data: its numbers are refused, never trapped on, when they do not fit.
+final class StatIndexNumberTests: XCTestCase {
+    private func integer(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { StatIndex.integer($0, 0..<bytes.count) }
+    }
+
+    func testIntegersInRangeAreReadAndOverflowingOnesRefused() {
+        XCTAssertEqual(integer("0"), 0)
+        XCTAssertEqual(integer("-42"), -42)
+        XCTAssertEqual(integer("9223372036854775807"), Int64.max)
+        XCTAssertNil(integer("9223372036854775808"))
+        XCTAssertNil(integer("9999999999999999999"))
+        XCTAssertNil(integer("-"))
+        XCTAssertNil(integer("12a"))
+        XCTAssertNil(integer(""))
+    }
+}
