@@ -70,7 +70,7 @@ enum SnapshotCommand {
         let size = try ExportCommand.size(from: args, default: .width(320))
         let maxDiffering = try args.string("max-differing").map { text throws(UsageError) in try DiffCommand.allowance(text) } ?? .pixels(0)
         let report = args.string("report"), junit = args.string("junit")
-        let options = SnapshotOptions(
+        var options = SnapshotOptions(
             size: size, channelTolerance: try args.int("tolerance", in: 0...255) ?? 0, maxDiffering: maxDiffering,
             recording: args.flag("update") ? .all : args.flag("record") ? .missing : .never, prune: args.flag("prune"),
             jobs: try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
@@ -88,6 +88,7 @@ enum SnapshotCommand {
                 let (code, message) = switch FileIO.kind(atPath: failure.path) {
                 case .missing: ("missing", "no such file or directory")
                 case .symlink: ("symlink", "a symbolic link, which is never followed")
+                case .directory: ("directory", failure.message)  // a folder of the library that cannot be listed
                 default: ("not-a-package", "not a .lnote package or a directory holding packages")
                 }
                 reporter.report(Problem(.error, code: code, file: failure.path, message: message))
@@ -98,6 +99,17 @@ enum SnapshotCommand {
             for d in found.documents where seen.insert(URL(fileURLWithPath: d.path).standardizedFileURL.path).inserted { documents.append(d) }
         }
         let unfound = reporter.errorCount
+        if let shared = SnapshotRunner.sharedKeys(documents).first {
+            throw UsageError("\(shared.paths.joined(separator: " and ")) would share the golden directory "
+                             + "\(goldens)/\(shared.key): run them with a --goldens directory each")
+        }
+        if unfound > 0 && options.prune {
+            // What is absent is only known when every argument was read: a library folder that
+            // could not be listed would otherwise look like documents that were deleted.
+            options.prune = false
+            reporter.report(Problem(.warning, code: "prune", file: nil,
+                                    message: "--prune deletes nothing in this run: not every argument could be read"))
+        }
         let packages = documents.map(\.path)
         for (option, path) in [("goldens", goldens), ("report", report), ("junit", junit)] {
             if let path, let package = SnapshotRunner.packageContaining(path, among: packages) {
@@ -190,12 +202,7 @@ enum SnapshotCommand {
         return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
-    static func write(_ bytes: [UInt8], to path: String) -> String? {
-        let dir = AtomicFile.split(path).dir
-        if !dir.isEmpty, let failure = ExportCommand.makeDirectories(dir) { return failure }
-        do throws(LNoteError) { try AtomicFile.write(bytes, toPath: path, display: path) } catch { return error.message }
-        return nil
-    }
+    static func write(_ bytes: [UInt8], to path: String) -> String? { GoldenFile.write(bytes, to: path) }
 
     static func json(_ orphan: OrphanGolden) -> JSONOutput {
         .object([("path", .string(orphan.path)), ("pruned", .bool(orphan.pruned)), ("error", .optional(orphan.error))])

@@ -28,7 +28,7 @@ public enum LibraryScan {
                 if isPackageName(path) {
                     found.append((path, URL(fileURLWithPath: path).lastPathComponent))
                 } else {
-                    search(path, key: "", into: &found)
+                    search(path, key: "", into: &found, errors: &errors)
                 }
             case .missing:
                 errors.append(Failure(path: path, message: "\(path): no such file or directory"))
@@ -52,14 +52,23 @@ public enum LibraryScan {
         path.lowercased().hasSuffix(".lnote")
     }
 
-    private static func search(_ dir: String, key: String, into found: inout [(path: String, key: String)]) {
+    /// A directory that cannot be listed is a failure, not an empty folder: a caller that acts
+    /// on what is absent (`snapshot --prune`) must know that it did not see everything.
+    private static func search(_ dir: String, key: String, into found: inout [(path: String, key: String)],
+                               errors: inout [Failure]) {
         // Kinds from the listing (d_type), not an lstat per entry: a library holds thousands.
-        let entries = (try? FileIO.entries(of: "", under: dir, display: dir)) ?? []
+        let entries: [FileIO.DirectoryEntry]
+        do throws(LNoteError) {
+            entries = try FileIO.entries(of: "", under: dir, display: dir)
+        } catch {
+            errors.append(Failure(path: dir, message: "\(dir): \(error.message)"))
+            return
+        }
         for entry in entries where !entry.name.hasPrefix(".") && entry.kind == .directory {
             let name = entry.name
             let path = dir + "/" + name
             let below = key.isEmpty ? name : key + "/" + name
-            if isPackageName(name) { found.append((path, below)) } else { search(path, key: below, into: &found) }
+            if isPackageName(name) { found.append((path, below)) } else { search(path, key: below, into: &found, errors: &errors) }
         }
     }
 }

@@ -110,15 +110,7 @@ public enum SnapshotAssertion {
         } catch {
             return Failure(message: "page \(number) cannot be encoded: \(error)", attachments: [])
         }
-        func write(_ bytes: [UInt8], _ path: String) -> String? {
-            do {
-                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try AtomicFile.write(bytes, toPath: path, display: path)
-                return nil
-            } catch {
-                return "\(error)"
-            }
-        }
+        func write(_ bytes: [UInt8], _ path: String) -> String? { GoldenFile.write(bytes, to: path) }
         guard FileManager.default.fileExists(atPath: golden) else {
             guard recording != .never else {
                 let path = artifacts + "/" + name + ".actual.png"
@@ -129,28 +121,27 @@ public enum SnapshotAssertion {
             if let failure = write(png, golden) { return Failure(message: "cannot write the golden \(golden): \(failure)", attachments: []) }
             return Failure(message: "recorded a new golden \(golden): look at it, commit it, and run the test again", attachments: [(name + ".png", png)])
         }
-        let goldenBytes: [UInt8], expected: Bitmap
-        do {
-            goldenBytes = try FileIO.readRegularFile(atPath: golden, display: golden, maxBytes: 1 << 30)
-            expected = try ImageDecoder.decode(goldenBytes)
+        let checked: GoldenComparison
+        do throws(GoldenFileError) {
+            checked = try GoldenFile.compare(actual, withGoldenAt: golden) { pixels in
+                ComparisonTolerance(channelTolerance: tolerance, maxDifferingPixels: maxDiffering.pixels(of: pixels))
+            }
         } catch {
-            return Failure(message: "the golden \(golden) cannot be read: \(error)", attachments: [])
+            return Failure(message: error.message, attachments: [])
         }
-        let allowed = ComparisonTolerance(channelTolerance: tolerance, maxDifferingPixels: maxDiffering.pixels(of: expected.width * expected.height))
-        let result = ImageComparison.compare(expected: expected, actual: actual, tolerance: allowed)
+        let result = checked.result
         if result.passes { return nil }
         var attachments: [(String, [UInt8])] = [(name + ".actual.png", png)]
         var saved: [String] = []
         let actualPath = artifacts + "/" + name + ".actual.png"
         if write(png, actualPath) == nil { saved.append("actual \(actualPath)") }
-        if let diff = ImageComparison.diffImage(expected: expected, actual: actual, channelTolerance: tolerance),
-           let diffPNG = try? PNGEncoder.encode(diff) {
+        if let diffPNG = checked.diffPNG(actual: actual) {
             let diffPath = artifacts + "/" + name + ".diff.png"
             if write(diffPNG, diffPath) == nil { saved.append("diff \(diffPath)") }
             attachments.append((name + ".diff.png", diffPNG))
         }
-        let goldenVersion = GoldenMetadata.textChunks(ofPNG: goldenBytes)[GoldenMetadata.rendererVersionKeyword]
-        let version = goldenVersion.flatMap { $0 == LNoteRenderer.version ? nil : " (the golden was recorded by renderer \($0), this is \(LNoteRenderer.version))" } ?? ""
+        let version = checked.recordedByAnother(than: LNoteRenderer.version)
+            ? " (the golden was recorded by renderer \(checked.rendererVersion!), this is \(LNoteRenderer.version))" : ""
         if recording == .all {
             if let failure = write(png, golden) { return Failure(message: "cannot rewrite the golden \(golden): \(failure)", attachments: []) }
             return Failure(message: "rewrote the golden \(golden), which differed\(version): \(result)", attachments: attachments)

@@ -1,6 +1,7 @@
 import Foundation
 import LNoteFormat
 @testable import LNoteCLI
+import LNoteTestSupport
 import XCTest
 
 /// `lnote-render snapshot`: the command line, exit statuses 0/1/2/3, `--json`, `--junit` (validated
@@ -98,6 +99,28 @@ final class SnapshotCommandTests: XCTestCase {
         XCTAssertTrue(help.contains("  3  a document, page or golden could not be read"), help)
     }
 
+    /// Two libraries whose documents would share a golden directory are refused before anything
+    /// is written; an argument that cannot be read turns --prune off for the run.
+    func testSharedGoldenDirectoriesAndUnreadArgumentsNeverPrune() throws {
+        XCTAssertEqual(snapshot(["--record"]).status, ExitStatus.success)
+        let other = dir + "/lib2/sub"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Repo.sample, toPath: other + "/Notes.lnote")
+        var run = CLIRun(["snapshot", library, dir + "/lib2", "--goldens", goldens, "--update", "--prune"])
+        XCTAssertEqual(run.status, ExitStatus.usage, run.all)
+        XCTAssertTrue(run.err.contains("would share the golden directory \(goldens)/sub/Notes"), run.err)
+
+        // The library given twice, once under a name that does not exist: nothing is pruned.
+        try FileManager.default.createDirectory(atPath: goldens + "/elsewhere/Old", withIntermediateDirectories: true)
+        try AtomicFile.write([1], toPath: goldens + "/elsewhere/Old/001-aaaaaaaa.png")
+        run = CLIRun(["snapshot", library, dir + "/no-such-library", "--goldens", goldens, "--prune"])
+        XCTAssertEqual(run.status, ExitStatus.cannotCompare, run.all)
+        XCTAssertTrue(run.err.contains("--prune deletes nothing in this run"), run.err)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: goldens + "/elsewhere/Old/001-aaaaaaaa.png"))
+        XCTAssertEqual(snapshot(["--prune"]).status, ExitStatus.success)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: goldens + "/elsewhere"))
+    }
+
     func testJSONOutput() throws {
         XCTAssertEqual(snapshot(["--record"]).status, ExitStatus.success)
         try editPageThree()
@@ -139,9 +162,7 @@ final class SnapshotCommandTests: XCTestCase {
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         XCTAssertTrue(xml.contains("<failure message=\"differs: "), xml)
         XCTAssertTrue(xml.contains("<error message=\"unreadable: "), xml)
-        guard let xmllint = ["/usr/bin/xmllint", "/bin/xmllint"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw XCTSkip("xmllint is not installed (tools/install-deps installs libxml2-utils)")
-        }
+        let xmllint = try ExternalTool.require("xmllint", package: "libxml2-utils")
         let schema = Repo.root + "/Tests/Fixtures/junit/junit.xsd"
         let (status, output) = try runProcess(xmllint, ["--noout", "--schema", schema, junit])
         XCTAssertEqual(status, 0, output)
@@ -161,9 +182,7 @@ final class SnapshotCommandTests: XCTestCase {
         XCTAssertEqual(snapshot(["--report", report]).status, ExitStatus.failure)
         let html = try String(contentsOfFile: report + "/index.html", encoding: .utf8)
         XCTAssertFalse(html.contains("http:") || html.contains("https:"), "no network")
-        guard let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw XCTSkip("chromium is not installed (tools/install-deps installs it)")
-        }
+        let chromium = try ExternalTool.require("chromium", package: "chromium")
         // A probe page beside the report loads it in a frame and writes what it finds into its
         // own DOM, which --dump-dom prints.
         let probe = report + "/probe.html"
@@ -181,7 +200,7 @@ final class SnapshotCommandTests: XCTestCase {
             """.utf8), toPath: probe)
         let args = ["--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files", "--virtual-time-budget=5000",
                     "--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + probe]
-        let (status, output) = try runProcess(chromium, args, timeout: 120, separateErrors: true)
+        let (status, output) = try runProcess(chromium, args, timeout: 120)
         XCTAssertEqual(status, 0, output)
         XCTAssertTrue(output.contains("images=5 broken=[] sections=1 sliders=1"), output)
         let consoleErrors = output.split(separator: "\n").filter { $0.contains("CONSOLE") && ($0.contains("ERROR") || $0.contains("Uncaught")) }
@@ -204,42 +223,12 @@ final class SnapshotCommandTests: XCTestCase {
         }
     }
 
-    /// Runs a program; its exit status and output (stdout, then stderr).
+    /// Runs a program; its exit status and output (stdout, then stderr). A program still
+    /// running after `timeout` is killed and the test fails.
     func runProcess(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60,
-                    separateErrors: Bool = false, environment: [String: String]? = nil) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errors = ProcessOutput(err.fileHandleForReading)
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self) + "\n" + errors.finish())
-    }
-
-    final class ProcessOutput: @unchecked Sendable {
-        private var data = Data()
-        private let lock = NSLock()
-        private let done = DispatchSemaphore(value: 0)
-        init(_ handle: FileHandle) {
-            Thread.detachNewThread { [self] in
-                let all = handle.readDataToEndOfFile()
-                lock.lock(); data = all; lock.unlock()
-                done.signal()
-            }
-        }
-        func finish() -> String {
-            done.wait()
-            lock.lock(); defer { lock.unlock() }
-            return String(decoding: data, as: UTF8.self)
-        }
+                    environment: [String: String]? = nil) throws -> (Int32, String) {
+        let outcome = try ExternalProcess.run(executable, arguments, timeout: timeout, environment: environment)
+        XCTAssertFalse(outcome.timedOut, "\(executable) was still running after \(Int(timeout)) s: \(outcome.text)")
+        return (outcome.status, outcome.text)
     }
 }

@@ -173,6 +173,83 @@ final class SnapshotRunnerTests: XCTestCase {
         XCTAssertEqual(statuses(snap()), [.matched])
     }
 
+    /// A page added later whose id shares the first eight digits of a page that has a golden:
+    /// both pages are now named with the whole id, and the old short-named golden stays its own
+    /// page's (the page id it carries says so), not an orphan re-recorded without a comparison.
+    func testAPageSharingAGoldensIDPrefixLeavesTheGoldenWithItsPage() throws {
+        let package = try makeLibrary(pages: 2)
+        try package.writeDocument(pageIDs: [package.pageIDs[0]])
+        XCTAssertEqual(snap(.missing).exitStatus, 0)
+        XCTAssertEqual(goldenFiles(), ["001-c0a80101.png"])
+        try package.writeDocument(pageIDs: package.pageIDs)  // page 2 shares c0a80101
+        var r = snap()
+        XCTAssertEqual(statuses(r), [.matched, .missing])
+        XCTAssertEqual(r.pages[0].comparison?.identical, true)
+        XCTAssertTrue(r.documents[0].orphans.isEmpty, "\(r.documents[0].orphans)")
+        // Page 1 changes: recording missing goldens does not swallow the change.
+        try package.writeContent(page: 0, elements: [TestPackage.stroke(index: 5)])
+        r = snap(.missing, prune: true)
+        XCTAssertEqual(statuses(r), [.differs, .recorded])
+        XCTAssertEqual(goldenFiles(), ["001-c0a80101.png", "002-c0a80101-0000-4000-8000-000000000002.png"])
+        r = snap(.all, prune: true)
+        XCTAssertEqual(statuses(r), [.updated, .matched])
+        XCTAssertEqual(goldenFiles(), ["001-c0a80101-0000-4000-8000-000000000001.png", "002-c0a80101-0000-4000-8000-000000000002.png"])
+    }
+
+    /// `libA/X.lnote` and `libB/X.lnote` would share `DIR/X`: neither is run, so neither records
+    /// over nor prunes the other's goldens.
+    func testDocumentsSharingAGoldenDirectoryAreNotRun() throws {
+        for lib in ["libA", "libB"] {
+            try FileManager.default.createDirectory(atPath: dir + "/" + lib, withIntermediateDirectories: true)
+            _ = try TestPackage.make(in: dir + "/" + lib, pages: lib == "libA" ? 2 : 1)
+        }
+        let options = SnapshotOptions(size: .width(160), recording: .missing, prune: true, jobs: 2)
+        let a = SnapshotRunner.documents(in: [dir + "/libA"]).documents
+        XCTAssertEqual(SnapshotRunner.run(documents: a, goldens: goldens, options: options).exitStatus, 0)
+        let recorded = FileIO.listDirectory(atPath: goldens + "/8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10").sorted()
+        XCTAssertEqual(recorded.count, 2)
+        let both = SnapshotRunner.documents(in: [dir + "/libA", dir + "/libB"]).documents
+        XCTAssertEqual(SnapshotRunner.sharedKeys(both).map(\.paths.count), [2])
+        let r = SnapshotRunner.run(documents: both, goldens: goldens, options: options)
+        XCTAssertEqual(r.exitStatus, 3)
+        XCTAssertEqual(r.documents.map { $0.error?.message.contains("give each library its own --goldens") }, [true, true])
+        XCTAssertEqual(r.pages.count, 0)
+        XCTAssertEqual(FileIO.listDirectory(atPath: goldens + "/8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10").sorted(), recorded)
+    }
+
+    /// Pruning deletes goldens of documents that are gone, and the folders it emptied; it never
+    /// enters a package, and leaves folders it did not empty alone.
+    func testPruneTouchesOnlyGoldensAndTheFoldersItEmptied() throws {
+        _ = try makeLibrary(pages: 1)
+        let fm = FileManager.default
+        for folder in ["gone/deep", "empty", "kept", "Stray.lnote/pages"] {
+            try fm.createDirectory(atPath: goldens + "/" + folder, withIntermediateDirectories: true)
+        }
+        try AtomicFile.write([1], toPath: goldens + "/gone/deep/001-aaaaaaaa.png")
+        try AtomicFile.write([1], toPath: goldens + "/kept/002-bbbbbbbb.png")
+        try AtomicFile.write([1], toPath: goldens + "/kept/notes.txt")
+        try AtomicFile.write([1], toPath: goldens + "/Stray.lnote/pages/001-cccccccc.png")
+        let r = snap(.missing, prune: true)
+        XCTAssertEqual(r.exitStatus, 0)
+        XCTAssertEqual(r.orphanDocuments.map { String($0.path.dropFirst(goldens.count + 1)) }.sorted(),
+                       ["gone/deep/001-aaaaaaaa.png", "kept/002-bbbbbbbb.png"])
+        XCTAssertTrue(r.orphanDocuments.allSatisfy(\.pruned))
+        XCTAssertFalse(fm.fileExists(atPath: goldens + "/gone"), "emptied by pruning")
+        XCTAssertTrue(fm.fileExists(atPath: goldens + "/empty"), "empty before: not pruning's")
+        XCTAssertEqual(FileIO.listDirectory(atPath: goldens + "/kept"), ["notes.txt"])
+        XCTAssertTrue(fm.fileExists(atPath: goldens + "/Stray.lnote/pages/001-cccccccc.png"), "a package is never entered")
+    }
+
+    /// An override key of eight or more digits is an id prefix, even when every digit is decimal.
+    func testAnAllDigitOverrideKeyOfEightDigitsIsAnIDPrefix() throws {
+        let overrides = try SnapshotOverrides(json: Array(#"{"pages": {"12345678": {"tolerance": 9}, "7": {"tolerance": 4}}}"#.utf8),
+                                              file: "overrides.json")
+        let base: (channel: Int, allowance: PixelAllowance) = (0, .pixels(0))
+        XCTAssertEqual(overrides.tolerance(page: 1, id: "12345678-0000-4000-8000-000000000001", base: base).channel, 9)
+        XCTAssertEqual(overrides.tolerance(page: 12_345_678, id: "ffffffff-0000-4000-8000-000000000001", base: base).channel, 0)
+        XCTAssertEqual(overrides.tolerance(page: 7, id: "ffffffff-0000-4000-8000-000000000001", base: base).channel, 4)
+    }
+
     func testAGoldenOfAnotherRendererVersionIsReportedAsOutdated() throws {
         let package = try makeLibrary(pages: 2)
         XCTAssertEqual(snap(.missing, version: "0.9.0").exitStatus, 0)

@@ -8,6 +8,7 @@ import Foundation
 import XCTest
 import LNoteBitmap
 import LNoteRender
+import LNoteTestSupport
 
 enum VectorJudge: String, CaseIterable, Sendable {
     case poppler, mupdf, pdfium, librsvg, chromium
@@ -19,16 +20,11 @@ enum VectorJudge: String, CaseIterable, Sendable {
 enum VectorJudges {
     /// `name` on PATH, or skip (fail under CI) naming the package that provides it.
     static func tool(_ name: String, package: String) throws -> String {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
-            let path = "\(dir)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        try missing("\(name) is not installed (\(package): run tools/install-deps)")
+        try ExternalTool.require(name, package: package)
     }
 
     static func missing(_ message: String) throws -> Never {
-        if GoldenEnvironment.isCI { XCTFail(message + "; CI=true requires it"); throw GoldenError(message) }
-        throw XCTSkip(message)
+        try ExternalTool.missing(message)
     }
 
     /// The Python of tools/.venv, checked once to import pypdfium2.
@@ -49,25 +45,7 @@ enum VectorJudges {
     /// Runs `executable`; its standard output, or an error with its exit status and standard error.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> Data {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        // Read both pipes to their ends before waiting, so that neither can fill and block.
-        let errData = LockedData()
-        let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        while !errData.isSet { usleep(1000) }
-        if p.terminationStatus != 0 {
-            let message = String(decoding: errData.value.suffix(2000), as: UTF8.self)
-            throw GoldenError("\(executable) \(arguments.joined(separator: " ")) exited \(p.terminationStatus): \(message)")
-        }
-        return data
+        try ExternalProcess.output(executable, arguments)
     }
 
     /// Page `page` (1-based) of `pdf` rasterized by `judge` at `dpi`, as a PNG in `dir`.
@@ -132,15 +110,6 @@ enum VectorJudges {
         try run(chromium, arguments)
         guard FileManager.default.fileExists(atPath: png.path) else { throw GoldenError("chromium wrote no screenshot of \(svg.path)") }
     }
-}
-
-/// Bytes set once by another thread.
-final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data: Data?
-    func set(_ d: Data) { lock.lock(); data = d; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return data != nil }
-    var value: Data { lock.lock(); defer { lock.unlock() }; return data ?? Data() }
 }
 
 /// A value behind a lock.

@@ -9,7 +9,8 @@
 // both are named with the whole id instead (`003-2375571a-d637-417c-9045-33bbdcbfb3e4.png`); a
 // golden named with the whole id is still found when its page's name becomes short again. (A page
 // added later whose id shares the eight digits of an existing page's short-named golden makes
-// that golden unmatched: it is listed as a golden of no page and the page as missing.)
+// the page's name the whole id; its golden keeps the short name until it is recorded again, and
+// is told from the new page's by the page id it carries in its `lnote-page-id` text chunk.)
 
 import LNoteFormat
 
@@ -91,5 +92,12 @@ public enum GoldenMetadata {
             at = dataStart + length + 4
         }
         return out
+    }
+
+    /// The page id a golden file says it is of (lower case); nil when it cannot be read or does
+    /// not say.
+    public static func pageID(ofGolden path: String) -> String? {
+        guard let bytes = try? FileIO.readRegularFile(atPath: path, display: path, maxBytes: 1 << 30) else { return nil }
+        return textChunks(ofPNG: bytes)[pageIDKeyword]?.lowercased()
     }
 }

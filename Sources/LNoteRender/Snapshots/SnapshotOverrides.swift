@@ -68,12 +68,14 @@ public struct SnapshotOverrides: Sendable, Equatable {
         for (key, entry) in entries {
             let selector: PageSelector
             let lower = key.lowercased()
-            if !key.isEmpty, key.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(key), n >= 1 {
+            // Fewer than eight digits is a page number; eight or more hex digits, even all
+            // decimal ones (`12345678`), is an id prefix: no document has ten million pages.
+            if !key.isEmpty, key.count < GoldenName.keyLength, key.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(key), n >= 1 {
                 selector = .number(n)
             } else if lower.count >= GoldenName.keyLength, lower.count <= 36, lower.allSatisfy({ $0 == "-" || $0.isHexDigit }) {
                 selector = .idPrefix(lower)
             } else {
-                throw SnapshotError(file: file, message: "\"pages\": '\(key)' is neither a page number (1 or more) nor a page id (8 or more hex digits of it)")
+                throw SnapshotError(file: file, message: "\"pages\": '\(key)' is neither a page number (1 to 7 digits) nor a page id (8 or more hex digits of it)")
             }
             guard case .object(let fields) = entry else {
                 throw SnapshotError(file: file, message: "\"pages\".\"\(key)\" is \(entry.typeName), not an object")

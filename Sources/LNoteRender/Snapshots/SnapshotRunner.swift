@@ -182,6 +182,19 @@ public enum SnapshotRunner {
         return nil
     }
 
+    /// The golden directory keys that more than one of `documents` has, each with those
+    /// documents' paths (`libA/Notes.lnote` and `libB/Notes.lnote` are both `Notes`). Such
+    /// documents would record over, and prune, each other's goldens: none of them is run.
+    public static func sharedKeys(_ documents: [(path: String, key: String)]) -> [(key: String, paths: [String])] {
+        var paths: [String: [String]] = [:]
+        for document in documents { paths[document.key, default: []].append(document.path) }
+        var reported = Set<String>()
+        return documents.compactMap { document in
+            guard let all = paths[document.key], all.count > 1, reported.insert(document.key).inserted else { return nil }
+            return (document.key, all)
+        }
+    }
+
     /// Runs every document; `progress(done, total)` after each page (on a worker thread).
     public static func run(documents: [(path: String, key: String)], goldens: String, options: SnapshotOptions,
                            progress: (@Sendable (Int, Int) -> Void)? = nil) -> SnapshotRun {
@@ -189,8 +202,18 @@ public enum SnapshotRunner {
         var goldensRoot = goldens
         while goldensRoot.count > 1 && goldensRoot.hasSuffix("/") { goldensRoot.removeLast() }
         var results: [DocumentSnapshot] = []
+        var shared: [String: [String]] = [:]
+        for (key, paths) in sharedKeys(documents) { shared[key] = paths }
         let opened = documents.map { document in
-            Result { () throws(LNoteError) in try LNotePackage.open(at: URL(fileURLWithPath: document.path)) }
+            Result { () throws(LNoteError) in
+                if let paths = shared[document.key] {
+                    let others = paths.filter { $0 != document.path }.joined(separator: ", ")
+                    throw LNoteError(.invalid, file: document.path, rule: "shared-goldens",
+                                     message: "its goldens would be \(goldensRoot)/\(document.key), which \(others) also has; "
+                                         + "give each library its own --goldens directory")
+                }
+                return try LNotePackage.open(at: URL(fileURLWithPath: document.path))
+            }
         }
         let total = opened.reduce(0) { $0 + ((try? $1.get())?.pages.count ?? 0) }
         let done = AtomicCounter()
@@ -250,8 +273,16 @@ public enum SnapshotRunner {
             guard let name, let id = slot.entry?.id.canonical.lowercased() else { return nil }
             // A golden named with the whole id still belongs to its page once the page that
             // shared its first eight digits is gone (the name is then renamed when recording).
-            guard let candidates = byKey[name.key] ?? byKey[id] else { return nil }
-            return candidates.first { $0.number == name.number } ?? candidates[0]
+            if let candidates = byKey[name.key] ?? byKey[id] {
+                return candidates.first { $0.number == name.number } ?? candidates[0]
+            }
+            // The page's name became the whole id because a page sharing its first eight digits
+            // was added: its golden still has the short name. The page id the golden carries
+            // says which of the two pages it belongs to.
+            guard name.key.count > GoldenName.keyLength else { return nil }
+            return byKey[String(id.prefix(GoldenName.keyLength))]?.first { golden in
+                GoldenMetadata.pageID(ofGolden: directory + "/" + golden.fileName) == id
+            }
         }
         if let artifacts = options.artifactsDirectory { removeStaleArtifacts(in: document.key.isEmpty ? artifacts : artifacts + "/" + document.key) }
         let context = PageContext(package: package, key: document.key, directory: directory, options: options,
@@ -299,22 +330,32 @@ public enum SnapshotRunner {
     }
 
     /// Golden files in directories below `goldens` that belong to no document of the run.
+    /// A `.lnote` directory is never entered (it is a package, not goldens), and a directory is
+    /// removed only when pruning emptied it: one that was empty, or holds anything else, stays.
     static func orphanDocuments(goldens: String, keys: Set<String>, prune: Bool) -> [OrphanGolden] {
         var out: [OrphanGolden] = []
-        func walk(_ relative: String) {
+        /// Whether anything below `relative` was deleted.
+        func walk(_ relative: String) -> Bool {
             let dir = relative.isEmpty ? goldens : goldens + "/" + relative
-            guard let entries = try? FileIO.entries(of: "", under: dir, display: dir) else { return }
+            guard let entries = try? FileIO.entries(of: "", under: dir, display: dir) else { return false }
             let isDocument = keys.contains(relative)
+            var deleted = false
             for entry in entries where !entry.name.hasPrefix(".") {
                 if entry.kind == .directory {
-                    walk(relative.isEmpty ? entry.name : relative + "/" + entry.name)
+                    guard !LibraryScan.isPackageName(entry.name) else { continue }
+                    if walk(relative.isEmpty ? entry.name : relative + "/" + entry.name) { deleted = true }
                 } else if !isDocument, entry.kind == .regular, GoldenName(fileName: entry.name) != nil {
-                    out.append(orphan(dir + "/" + entry.name, prune: prune))
+                    let golden = orphan(dir + "/" + entry.name, prune: prune)
+                    if golden.pruned { deleted = true }
+                    out.append(golden)
                 }
             }
-            if prune && !isDocument && !relative.isEmpty { _ = rmdir(dir) }  // only when emptied
+            if deleted && !isDocument && !relative.isEmpty && rmdir(dir) == 0 {  // rmdir fails unless emptied
+                FileIO.syncDirectory(atPath: AtomicFile.split(dir).dir)
+            }
+            return deleted
         }
-        if FileIO.kind(atPath: goldens) == .directory { walk("") }
+        if FileIO.kind(atPath: goldens) == .directory { _ = walk("") }
         return out
     }
 
@@ -342,16 +383,7 @@ private struct PageContext: Sendable {
         return dir + "/" + name.fileName.dropLast(4) + ".\(kind).png"
     }
 
-    /// Writes `bytes` to `path`, creating its directory; the reason on failure.
-    func write(_ bytes: [UInt8], _ path: String) -> String? {
-        do {
-            try FileManager.default.createDirectory(atPath: AtomicFile.split(path).dir, withIntermediateDirectories: true)
-            try AtomicFile.write(bytes, toPath: path, display: path)
-            return nil
-        } catch {
-            return "\(error)"
-        }
-    }
+    func write(_ bytes: [UInt8], _ path: String) -> String? { GoldenFile.write(bytes, to: path) }
 
     func snapshot(_ index: Int, name: GoldenName?, golden: GoldenName?) -> PageSnapshot {
         let started = DispatchTime.now().uptimeNanoseconds
@@ -419,22 +451,22 @@ private struct PageContext: Sendable {
         let goldenPath = directory + "/" + golden.fileName
         page.golden = goldenPath
         page.renumbered = golden != name
-        let goldenBytes: [UInt8], expected: Bitmap
-        do {
-            goldenBytes = try FileIO.readRegularFile(atPath: goldenPath, display: goldenPath, maxBytes: 1 << 30)
-            expected = try ImageDecoder.decode(goldenBytes)
-        } catch {
-            page.status = .unreadable
-            page.message = "the golden \(goldenPath) cannot be read: \(error)"
-            return
-        }
-        page.goldenRendererVersion = GoldenMetadata.textChunks(ofPNG: goldenBytes)[GoldenMetadata.rendererVersionKeyword]
         let limits = overrides.tolerance(page: name.number, id: id.lowercased(),
                                          base: (options.channelTolerance, options.maxDiffering))
-        let tolerance = ComparisonTolerance(channelTolerance: limits.channel, maxDifferingPixels: limits.allowance.pixels(of: expected.width * expected.height))
-        page.tolerance = tolerance
+        let checked: GoldenComparison
+        do throws(GoldenFileError) {
+            checked = try GoldenFile.compare(actual, withGoldenAt: goldenPath) { pixels in
+                ComparisonTolerance(channelTolerance: limits.channel, maxDifferingPixels: limits.allowance.pixels(of: pixels))
+            }
+        } catch {
+            page.status = .unreadable
+            page.message = error.message
+            return
+        }
+        let goldenBytes = checked.bytes, result = checked.result
+        page.goldenRendererVersion = checked.rendererVersion
+        page.tolerance = result.tolerance
         page.allowance = limits.allowance
-        let result = ImageComparison.compare(expected: expected, actual: actual, tolerance: tolerance)
         page.comparison = result
         if result.passes {
             page.status = .matched
@@ -454,12 +486,10 @@ private struct PageContext: Sendable {
         // Differs: the artifacts a person needs to judge it.
         if let path = artifact(name, "expected"), write(goldenBytes, path) == nil { page.artifacts.expected = path }
         writeActualArtifact()
-        if let path = artifact(name, "diff"),
-           let diff = ImageComparison.diffImage(expected: expected, actual: actual, channelTolerance: tolerance.channelTolerance),
-           let png = try? PNGEncoder.encode(diff), write(png, path) == nil {
+        if let path = artifact(name, "diff"), let png = checked.diffPNG(actual: actual), write(png, path) == nil {
             page.artifacts.diff = path
         }
-        let otherVersion = page.goldenRendererVersion.map { $0 != options.rendererVersion } ?? false
+        let otherVersion = checked.recordedByAnother(than: options.rendererVersion)
         if options.recording == .all {
             if let failure = record(replacing: goldenPath) {
                 page.status = otherVersion ? .outdated : .differs
