@@ -9,9 +9,12 @@ import LNoteVector
 
 /// The renderer's identity, shared by the library and the `lnote-render` tool.
 public enum LNoteRenderer {
-    /// Bumped whenever rendering output changes. It is part of every thumbnail's fingerprint, so
-    /// thumbnails made through the library and through the tool are interchangeable.
-    public static let version = "1.0.0"
+    /// The one version of this repository: the library's, the tool's (`--version`), the tag a
+    /// release is made as, and what the README's examples depend on (`from:`) — a test holds the
+    /// README to it. Bumped whenever rendering output changes, at least in its last part: it is
+    /// part of every thumbnail's fingerprint, so thumbnails made through the library and through
+    /// the tool are interchangeable.
+    public static let version = "0.2.0"
 }
 
 /// A Lulucat Notes document package (`*.lnote`), opened for reading.

@@ -338,7 +338,8 @@ public struct PageExporter {
             case .png:
                 let options = PNGEncodeOptions(
                     includeAlpha: keepsAlpha, pixelsPerInch: ppi,
-                    text: [("Title", title), ("Page", String(pageNumber)), ("Software", "lnote-render")])
+                    // Registered keywords only: ImageMagick reads a `Page` chunk as its page geometry.
+                    text: [("Title", title), ("Description", "page \(pageNumber)"), ("Software", "lnote-render")])
                 return try PNGEncoder.encode(pixels, options: options)
             case .jpeg:
                 return try JPEGEncoder.encode(pixels, quality: settings.jpegQuality,

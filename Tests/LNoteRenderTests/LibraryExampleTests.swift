@@ -15,6 +15,25 @@ final class LibraryExampleTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
+    /// `LNoteRenderer.version` as numbers: major, minor, patch.
+    static var versionParts: [Int] { LNoteRenderer.version.split(separator: ".").compactMap { Int($0) } }
+    /// `LNoteRenderer.version` as a regular expression matching it alone.
+    static var versionPattern: String { LNoteRenderer.version.replacingOccurrences(of: ".", with: "\\.") }
+
+    /// One version, said in one place: the README's examples depend on it, its CI example
+    /// checks out its tag, and its release notes start with it.
+    func testTheREADMESaysTheLibrarysVersion() throws {
+        XCTAssertEqual(Self.versionParts.count, 3, "semantic version: \(LNoteRenderer.version)")
+        let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
+        let requirements = readme.components(separatedBy: "\", from: \"").dropFirst().map { $0.prefix { $0 != "\"" } }
+        XCTAssertEqual(requirements.count, 2, "the two Package.swift examples")
+        XCTAssertEqual(Set(requirements), [Substring(LNoteRenderer.version)])
+        XCTAssertTrue(readme.contains("--branch \(LNoteRenderer.version) "), "the CI example's clone")
+        let releases = try XCTUnwrap(readme.range(of: "\n## Releases\n"), "README lacks release notes")
+        let firstRelease = readme[releases.upperBound...].components(separatedBy: "\n### ").dropFirst().first?.prefix { $0 != " " && $0 != "\n" }
+        XCTAssertEqual(firstRelease.map(String.init), LNoteRenderer.version, "the newest release notes are this version's")
+    }
+
     struct Ran {
         var status: Int32
         var output: String
@@ -99,7 +118,8 @@ final class LibraryExampleTests: XCTestCase {
     }
 
     /// Makes `clone` a git repository holding the working tree's files (tracked and untracked,
-    /// not ignored), committed and tagged `0.1.N` when they changed. Returns the newest tag.
+    /// not ignored), committed and tagged `<major>.<minor>.N` of `LNoteRenderer.version` when they
+    /// changed, N at least the version's own. Returns the newest tag.
     func syncClone(_ clone: String, git: String) throws -> String {
         let fm = FileManager.default
         let listed = try run(git, ["-C", Self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"])
@@ -121,16 +141,17 @@ final class LibraryExampleTests: XCTestCase {
         for file in inClone where !files.contains(file) { try? fm.removeItem(atPath: clone + "/" + file) }
         let identity = ["-c", "user.name=lnote-render tests", "-c", "user.email=tests@lnote-render.invalid", "-c", "commit.gpgsign=false"]
         XCTAssertEqual(try run(git, ["-C", clone, "add", "-A"]).status, 0)
-        let tags = try run(git, ["-C", clone, "tag", "--list", "0.1.*"]).output.split(separator: "\n")
+        let series = Self.versionParts.prefix(2).map(String.init).joined(separator: ".") + "."
+        let tags = try run(git, ["-C", clone, "tag", "--list", series + "*"]).output.split(separator: "\n")
         let changed = try run(git, ["-C", clone, "diff", "--cached", "--quiet"]).status != 0
         guard changed || tags.isEmpty else {
-            return "0.1.\(tags.compactMap { Int($0.split(separator: ".").last ?? "") }.max() ?? 0)"
+            return series + "\(tags.compactMap { Int($0.split(separator: ".").last ?? "") }.max() ?? 0)"
         }
         if changed {
             let commit = try run(git, identity + ["-C", clone, "commit", "-q", "-m", "working tree for LibraryExampleTests"])
             XCTAssertEqual(commit.status, 0, commit.output)
         }
-        let tag = "0.1.\(tags.count)"
+        let tag = series + "\(Self.versionParts[2] + tags.count)"
         let tagged = try run(git, ["-C", clone, "tag", tag])
         XCTAssertEqual(tagged.status, 0, tagged.output)
         return tag
@@ -146,14 +167,14 @@ final class LibraryExampleTests: XCTestCase {
         let main = blocks[0]
         XCTAssertTrue(main.contains("import LNoteRender"), main)
         let manifest = try XCTUnwrap(blocks.dropFirst().first { $0.contains("PackageDescription") })
-        let requirement = try XCTUnwrap(manifest.range(of: #"\.package\(url: "[^"]+", from: "0\.1\.0"\)"#, options: .regularExpression),
+        let requirement = try XCTUnwrap(manifest.range(of: #"\.package\(url: "[^"]+", from: "\#(Self.versionPattern)"\)"#, options: .regularExpression),
                                         "the manifest depends by version: \(manifest)")
 
         let work = Self.root + "/.build/library-example"
         let clone = work + "/lnote-render"
         let consumer = work + "/render-page"
         let tag = try syncClone(clone, git: git)
-        try put(manifest.replacingCharacters(in: requirement, with: ".package(url: \"file://\(clone)\", from: \"0.1.0\")"),
+        try put(manifest.replacingCharacters(in: requirement, with: ".package(url: \"file://\(clone)\", from: \"\(LNoteRenderer.version)\")"),
                 consumer + "/Package.swift")
         try put(main, consumer + "/Sources/render-page/main.swift")
         // Fetch the clone and resolve to its newest tag (what a user's `swift package update`
@@ -215,13 +236,13 @@ final class LibraryExampleTests: XCTestCase {
         let blocks = try snapshotExampleBlocks()
         let test = try XCTUnwrap(blocks.first { $0.contains("import LNoteSnapshotTesting") })
         let manifest = try XCTUnwrap(blocks.first { $0.contains("PackageDescription") })
-        let requirement = try XCTUnwrap(manifest.range(of: #"\.package\(url: "[^"]+", from: "0\.1\.0"\)"#, options: .regularExpression),
+        let requirement = try XCTUnwrap(manifest.range(of: #"\.package\(url: "[^"]+", from: "\#(Self.versionPattern)"\)"#, options: .regularExpression),
                                         "the manifest depends by version: \(manifest)")
         let work = Self.root + "/.build/library-example"
         let clone = work + "/lnote-render"
         let consumer = work + "/notes-app"
         _ = try syncClone(clone, git: git)
-        try put(manifest.replacingCharacters(in: requirement, with: ".package(url: \"file://\(clone)\", from: \"0.1.0\")"),
+        try put(manifest.replacingCharacters(in: requirement, with: ".package(url: \"file://\(clone)\", from: \"\(LNoteRenderer.version)\")"),
                 consumer + "/Package.swift")
         let tests = consumer + "/Tests/NotesAppTests"
         try put(test, tests + "/NotesRenderingTests.swift")
