@@ -22,12 +22,17 @@ public enum AtomicFile {
     /// Whether `name` is a temporary file left by an interrupted write: `.<name>.tmp-<anything>`
     /// with a non-empty `<name>`.
     public static func isTemporaryFileName(_ name: String) -> Bool {
-        let u = Array(name.utf8)
+        var name = name
+        return name.withUTF8 { isTemporaryFileName(bytes: $0) }
+    }
+
+    /// `isTemporaryFileName` on the bytes of a name, such as a directory entry's, without
+    /// making a String of it (the trusted no-op path lists directories with getdents64).
+    public static func isTemporaryFileName(bytes u: UnsafeBufferPointer<UInt8>) -> Bool {
         guard u.count >= 7, u[0] == 0x2E else { return false }
-        let marker = Array(".tmp-".utf8)
         var i = 2 // at least one character of <name> after the leading dot
-        while i + marker.count <= u.count {
-            if Array(u[i..<(i + marker.count)]) == marker { return true }
+        while i + 5 <= u.count {
+            if u[i] == 0x2E && u[i + 1] == 0x74 && u[i + 2] == 0x6D && u[i + 3] == 0x70 && u[i + 4] == 0x2D { return true }  // .tmp-
             i += 1
         }
         return false

@@ -155,7 +155,7 @@ struct StatIndex: Equatable, Sendable {
 
     /// The decimal integer written at `r` of `b` (an optional leading `-`), or nil when it is
     /// not one or does not fit an Int64: the index is package data, so a hostile field must be
-    /// refused, never trap. The one reader of the index's numbers (`parse`, `IndexReader`).
+    /// refused, never trap.
     static func integer(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>) -> Int64? {
         guard !r.isEmpty, r.count <= 20 else { return nil }
         var v: Int64 = 0
@@ -175,41 +175,13 @@ struct StatIndex: Equatable, Sendable {
     }
 
     private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> StatIndex? {
+        let t = StatIndexText(b: b)
         var lines: [Range<Int>] = []
-        var start = 0
-        for i in 0..<b.count where b[i] == 0x0A {
-            lines.append(start..<i)
-            start = i + 1
-        }
-        guard start == b.count, lines.count >= 6 else { return nil }  // the last line ends with a newline
-        func fields(_ line: Range<Int>) -> [Range<Int>] {
-            var out: [Range<Int>] = []
-            var s = line.lowerBound
-            for i in line where b[i] == 0x20 {
-                out.append(s..<i)
-                s = i + 1
-            }
-            out.append(s..<line.upperBound)
-            return out
-        }
-        func text(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self) }
-        func equals(_ r: Range<Int>, _ word: StaticString) -> Bool {
-            r.count == word.utf8CodeUnitCount && memcmp(b.baseAddress! + r.lowerBound, word.utf8Start, r.count) == 0
-        }
-        func isDash(_ r: Range<Int>) -> Bool { r.count == 1 && b[r.lowerBound] == 0x2D }
-        func integer(_ r: Range<Int>) -> Int64? { StatIndex.integer(b, r) }
-        func stamp(_ r: Range<Int>) -> FileStamp? {
-            var parts: [Int64] = []
-            var s = r.lowerBound
-            for i in r where b[i] == 0x3A {
-                guard let v = integer(s..<i) else { return nil }
-                parts.append(v)
-                s = i + 1
-            }
-            guard let last = integer(s..<r.upperBound), parts.count == 5, parts[0] >= 0, parts[1] >= 0, parts[2] >= 0, parts[2] <= Int64(UInt32.max) else { return nil }
-            return FileStamp(device: UInt64(parts[0]), inode: UInt64(parts[1]), mode: UInt32(parts[2]), size: parts[3],
-                             mtimeNs: parts[4], ctimeNs: last)
-        }
+        var at = 0
+        while let line = t.line(&at) { lines.append(line) }
+        guard at == b.count, lines.count >= 6 else { return nil }  // the last line ends with a newline
+        let fields = t.fields, text = t.text, isDash = t.isDash, integer = t.integer, stamp = t.stamp
+        let equals: (Range<Int>, StaticString) -> Bool = t.equals
         func optionalStamp(_ r: Range<Int>) -> FileStamp?? { isDash(r) ? .some(nil) : stamp(r).map { .some($0) } }
 
         let version2 = equals(lines[0], "lnote-render-stat-index 2")
@@ -271,5 +243,78 @@ struct StatIndex: Equatable, Sendable {
         guard let bytes = try? FileIO.readRegularFile(relative: relativePath, under: package.path, display: relativePath,
                                                       maxBytes: 64 << 20) else { return nil }
         return StatIndex(bytes: bytes)
+    }
+}
+
+/// The index's text as bytes: its lines, their space-separated fields, and the words, numbers
+/// and stamps written in them. The one reader of the index's syntax, for `StatIndex.parse` and
+/// for the trusted no-op path's verifier (`IndexReader`), which reads it in place without
+/// making a String or an array.
+struct StatIndexText {
+    let b: UnsafeBufferPointer<UInt8>
+
+    /// The next line from `at` (without its newline), moving `at` past it; nil at the end or
+    /// for a last line without a newline.
+    func line(_ at: inout Int) -> Range<Int>? {
+        guard at < b.count else { return nil }
+        let start = at
+        guard let nl = memchr(b.baseAddress! + start, 0x0A, b.count - start) else { return nil }
+        let end = b.baseAddress!.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+        at = end + 1
+        return start..<end
+    }
+
+    /// The next space-separated field of `line` from `at`, moving `at` past it; nil past the last.
+    func field(_ line: Range<Int>, _ at: inout Int) -> Range<Int>? {
+        guard at <= line.upperBound else { return nil }
+        var i = at
+        while i < line.upperBound && b[i] != 0x20 { i += 1 }
+        defer { at = i + 1 }
+        return at..<i
+    }
+
+    /// Every field of `line` (an empty line has one, empty).
+    func fields(_ line: Range<Int>) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        var at = line.lowerBound
+        while let f = field(line, &at) { out.append(f) }
+        return out
+    }
+
+    func text(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self) }
+
+    func equals(_ r: Range<Int>, _ word: StaticString) -> Bool {
+        r.count == word.utf8CodeUnitCount && memcmp(b.baseAddress! + r.lowerBound, word.utf8Start, r.count) == 0
+    }
+
+    func equals(_ r: Range<Int>, _ other: Range<Int>) -> Bool {
+        r.count == other.count && memcmp(b.baseAddress! + r.lowerBound, b.baseAddress! + other.lowerBound, r.count) == 0
+    }
+
+    func isDash(_ r: Range<Int>) -> Bool { r.count == 1 && b[r.lowerBound] == 0x2D }
+
+    func integer(_ r: Range<Int>) -> Int64? { StatIndex.integer(b, r) }
+
+    /// The stamp written at `r` (`dev:ino:mode:size:mtime:ctime`); nil when it is not one.
+    func stamp(_ r: Range<Int>) -> FileStamp? {
+        var parts: (Int64, Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0, 0)
+        var k = 0
+        var s = r.lowerBound
+        for i in r.lowerBound...r.upperBound where i == r.upperBound || b[i] == 0x3A {
+            guard k < 6, let v = integer(s..<i) else { return nil }
+            switch k {
+            case 0: parts.0 = v
+            case 1: parts.1 = v
+            case 2: parts.2 = v
+            case 3: parts.3 = v
+            case 4: parts.4 = v
+            default: parts.5 = v
+            }
+            k += 1
+            s = i + 1
+        }
+        guard k == 6, parts.0 >= 0, parts.1 >= 0, parts.2 >= 0, parts.2 <= Int64(UInt32.max) else { return nil }
+        return FileStamp(device: UInt64(parts.0), inode: UInt64(parts.1), mode: UInt32(parts.2), size: parts.3,
+                         mtimeNs: parts.4, ctimeNs: parts.5)
     }
 }

@@ -128,7 +128,8 @@ struct TrustedDocumentCheck {
                 at += length
                 guard length >= 20 else { return false }
                 if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { continue }  // . and ..
-                if isTemporaryFileName(name) { return false }
+                let nameBytes = UnsafeBufferPointer(start: UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self), count: strlen(name))
+                if AtomicFile.isTemporaryFileName(bytes: nameBytes) { return false }
                 switch Int32(type) {
                 case Int32(DT_REG):
                     if strcmp(name, StatIndex.fileName) != 0 { regular += 1 }
@@ -138,17 +139,6 @@ struct TrustedDocumentCheck {
             }
         }
         return regular == count
-    }
-
-    /// `AtomicFile.isTemporaryFileName` on a C string: `.<name>.tmp-<anything>`, `<name>` not empty.
-    private func isTemporaryFileName(_ name: UnsafePointer<CChar>) -> Bool {
-        guard name[0] == 0x2E, name[1] != 0 else { return false }
-        var i = 2
-        while name[i] != 0 {
-            if name[i] == 0x2E, name[i + 1] == 0x74, name[i + 2] == 0x6D, name[i + 3] == 0x70, name[i + 4] == 0x2D { return true }
-            i += 1
-        }
-        return false
     }
 
     typealias GetDents = @convention(c) (Int32, UnsafeMutableRawPointer?, Int) -> Int
@@ -163,68 +153,20 @@ private struct IndexReader {
     let pkg: Int32
     let th: Int32
     let path: UnsafeMutableBufferPointer<CChar>
+    /// The index's syntax (its one reader).
+    let t: StatIndexText
     var title: String?
 
     init(b: UnsafeBufferPointer<UInt8>, pkg: Int32, th: Int32, path: UnsafeMutableBufferPointer<CChar>) {
         self.b = b
+        self.t = StatIndexText(b: b)
         self.pkg = pkg
         self.th = th
         self.path = path
     }
 
-    /// The next line from `at` (without its newline), moving `at` past it; nil at the end or
-    /// for a last line without a newline.
-    func line(_ at: inout Int) -> Range<Int>? {
-        guard at < b.count else { return nil }
-        let start = at
-        guard let nl = memchr(b.baseAddress! + start, 0x0A, b.count - start) else { return nil }
-        let end = b.baseAddress!.distance(to: nl.assumingMemoryBound(to: UInt8.self))
-        at = end + 1
-        return start..<end
-    }
-
-    /// The next space-separated field of `line` from `at`, moving `at` past it.
-    func field(_ line: Range<Int>, _ at: inout Int) -> Range<Int>? {
-        guard at <= line.upperBound else { return nil }
-        var i = at
-        while i < line.upperBound && b[i] != 0x20 { i += 1 }
-        defer { at = i + 1 }
-        return at..<i
-    }
-
-    func equals(_ r: Range<Int>, _ word: StaticString) -> Bool {
-        r.count == word.utf8CodeUnitCount && memcmp(b.baseAddress! + r.lowerBound, word.utf8Start, r.count) == 0
-    }
-
-    func equals(_ r: Range<Int>, _ other: Range<Int>) -> Bool {
-        r.count == other.count && memcmp(b.baseAddress! + r.lowerBound, b.baseAddress! + other.lowerBound, r.count) == 0
-    }
-
-    func isDash(_ r: Range<Int>) -> Bool { r.count == 1 && b[r.lowerBound] == 0x2D }
-
-    func integer(_ r: Range<Int>) -> Int64? { StatIndex.integer(b, r) }
-
-    /// Whether the stamp written at `r` (`dev:ino:mode:size:mtime:ctime`) is `current`.
-    func stamp(_ r: Range<Int>, is current: FileStamp) -> Bool {
-        var parts: (Int64, Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0, 0)
-        var k = 0
-        var s = r.lowerBound
-        for i in r.lowerBound...r.upperBound where i == r.upperBound || b[i] == 0x3A {
-            guard k < 6, let v = integer(s..<i) else { return false }
-            switch k {
-            case 0: parts.0 = v
-            case 1: parts.1 = v
-            case 2: parts.2 = v
-            case 3: parts.3 = v
-            case 4: parts.4 = v
-            default: parts.5 = v
-            }
-            k += 1
-            s = i + 1
-        }
-        return k == 6 && parts.0 >= 0 && UInt64(parts.0) == current.device && parts.1 >= 0 && UInt64(parts.1) == current.inode
-            && parts.2 == Int64(current.mode) && parts.3 == current.size && parts.4 == current.mtimeNs && parts.5 == current.ctimeNs
-    }
+    /// Whether the stamp written at `r` is `current`.
+    func stamp(_ r: Range<Int>, is current: FileStamp) -> Bool { t.stamp(r) == current }
 
     /// Stats `dir/name` (`prefix` "pages" or "assets" written in `file` as `prefix/name`, a plain
     /// name) through the package's descriptor; nil when the name is not plain or the stat fails.
@@ -255,27 +197,27 @@ private struct IndexReader {
     mutating func verify(package: FileStamp, document: FileStamp, manifest: FileStamp, settingsKey: [UInt8],
                          assets: inout [(name: Range<Int>, hash: Range<Int>)]) -> Int? {
         var at = 0
-        guard let magic = line(&at), equals(magic, "lnote-render-stat-index 2"),
-              let pagesLine = line(&at), let assetsLine = line(&at), let packageLine = line(&at),
-              let temporaryLine = line(&at), let manifestLine = line(&at), let documentLine = line(&at) else { return nil }
+        guard let magic = t.line(&at), t.equals(magic, "lnote-render-stat-index 2"),
+              let pagesLine = t.line(&at), let assetsLine = t.line(&at), let packageLine = t.line(&at),
+              let temporaryLine = t.line(&at), let manifestLine = t.line(&at), let documentLine = t.line(&at) else { return nil }
         func header(_ l: Range<Int>, _ key: StaticString) -> Range<Int>? {
             var f = l.lowerBound
-            guard let k = field(l, &f), equals(k, key), let value = field(l, &f), value.upperBound == l.upperBound else { return nil }
+            guard let k = t.field(l, &f), t.equals(k, key), let value = t.field(l, &f), value.upperBound == l.upperBound else { return nil }
             return value
         }
         // The package directory: a subdirectory created or replaced since would show here.
         guard let packageDir = header(packageLine, "package-dir"), stamp(packageDir, is: package),
-              let temporary = header(temporaryLine, "temporary-files"), equals(temporary, "none") else { return nil }
+              let temporary = header(temporaryLine, "temporary-files"), t.equals(temporary, "none") else { return nil }
         var f = manifestLine.lowerBound
-        guard let m = field(manifestLine, &f), equals(m, "manifest"), let agreedDocument = field(manifestLine, &f),
-              stamp(agreedDocument, is: document), let agreedManifest = field(manifestLine, &f),
+        guard let m = t.field(manifestLine, &f), t.equals(m, "manifest"), let agreedDocument = t.field(manifestLine, &f),
+              stamp(agreedDocument, is: document), let agreedManifest = t.field(manifestLine, &f),
               agreedManifest.upperBound == manifestLine.upperBound, stamp(agreedManifest, is: manifest) else { return nil }
         f = documentLine.lowerBound
-        guard let d = field(documentLine, &f), equals(d, "document"), let derivedFrom = field(documentLine, &f),
-              stamp(derivedFrom, is: document), let key = field(documentLine, &f), key.count == settingsKey.count,
+        guard let d = t.field(documentLine, &f), t.equals(d, "document"), let derivedFrom = t.field(documentLine, &f),
+              stamp(derivedFrom, is: document), let key = t.field(documentLine, &f), key.count == settingsKey.count,
               memcmp(b.baseAddress! + key.lowerBound, settingsKey, key.count) == 0,
-              let slotsField = field(documentLine, &f), let slots = integer(slotsField),
-              let titleField = field(documentLine, &f), titleField.upperBound == documentLine.upperBound,
+              let slotsField = t.field(documentLine, &f), let slots = t.integer(slotsField),
+              let titleField = t.field(documentLine, &f), titleField.upperBound == documentLine.upperBound,
               let title = StatIndex.Document.unescape(UnsafeBufferPointer(rebasing: b[titleField])) else { return nil }
         self.title = title
         // pages/ (a page file added, removed or renamed, a journal appearing, would show here);
@@ -283,7 +225,7 @@ private struct IndexReader {
         guard let pagesDir = header(pagesLine, "pages-dir"), let pagesNow = stat(directory: LNotePackage.pagesDirectory),
               stamp(pagesDir, is: pagesNow), let assetsDir = header(assetsLine, "assets-dir") else { return nil }
         let assetsNow = stat(directory: LNotePackage.assetsDirectory)
-        if isDash(assetsDir) {
+        if t.isDash(assetsDir) {
             // Not recorded: it was missing (and must be still) or had not settled.
             guard assetsNow == nil else { return nil }
         } else {
@@ -294,11 +236,11 @@ private struct IndexReader {
         // Every asset record's file with its stamp (as the full run, which would drop one that
         // changed, and so rewrite the index).
         assets.removeAll(keepingCapacity: true)
-        while let l = line(&at) {
+        while let l = t.line(&at) {
             var f = l.lowerBound
-            guard let kind = field(l, &f) else { return nil }
-            guard equals(kind, "asset") else { continue }
-            guard let name = field(l, &f), let file = field(l, &f), let recorded = field(l, &f), let hash = field(l, &f),
+            guard let kind = t.field(l, &f) else { return nil }
+            guard t.equals(kind, "asset") else { continue }
+            guard let name = t.field(l, &f), let file = t.field(l, &f), let recorded = t.field(l, &f), let hash = t.field(l, &f),
                   hash.upperBound == l.upperBound, let now = stat(file, under: "assets"), stamp(recorded, is: now) else { return nil }
             assets.append((name, hash))
         }
@@ -307,29 +249,29 @@ private struct IndexReader {
         // with the hash it was drawn from.
         at = records
         var pages = 0
-        while let l = line(&at) {
+        while let l = t.line(&at) {
             var f = l.lowerBound
-            guard let kind = field(l, &f) else { return nil }
-            if equals(kind, "asset") { continue }
-            guard equals(kind, "page"), let id = field(l, &f), id.count == 36, let _ = field(l, &f),
-                  let contentFile = field(l, &f), let content = field(l, &f), let journalFile = field(l, &f),
-                  let journal = field(l, &f), let thumbnail = field(l, &f), let shownField = field(l, &f),
-                  shownField.upperBound == l.upperBound, let shown = integer(shownField), shown >= 0 else { return nil }
+            guard let kind = t.field(l, &f) else { return nil }
+            if t.equals(kind, "asset") { continue }
+            guard t.equals(kind, "page"), let id = t.field(l, &f), id.count == 36, let _ = t.field(l, &f),
+                  let contentFile = t.field(l, &f), let content = t.field(l, &f), let journalFile = t.field(l, &f),
+                  let journal = t.field(l, &f), let thumbnail = t.field(l, &f), let shownField = t.field(l, &f),
+                  shownField.upperBound == l.upperBound, let shown = t.integer(shownField), shown >= 0 else { return nil }
             for i in id where !(b[i] == 0x2D || (b[i] >= 0x30 && b[i] <= 0x39) || (b[i] >= 0x41 && b[i] <= 0x46)) { return nil }
             guard let contentNow = stat(contentFile, under: "pages"), stamp(content, is: contentNow),
                   let thumbnailNow = stat(id, from: th, plainAfter: 0, suffix: ".jpg"), stamp(thumbnail, is: thumbnailNow)
             else { return nil }
-            if isDash(journalFile) {
-                guard isDash(journal) else { return nil }
+            if t.isDash(journalFile) {
+                guard t.isDash(journal) else { return nil }
             } else {
                 guard let journalNow = stat(journalFile, under: "pages"), stamp(journal, is: journalNow) else { return nil }
             }
             for _ in 0..<shown {
-                guard let s = line(&at) else { return nil }
+                guard let s = t.line(&at) else { return nil }
                 var g = s.lowerBound
-                guard let k = field(s, &g), equals(k, "shows"), let name = field(s, &g), let hash = field(s, &g),
+                guard let k = t.field(s, &g), t.equals(k, "shows"), let name = t.field(s, &g), let hash = t.field(s, &g),
                       hash.upperBound == s.upperBound,
-                      assets.contains(where: { equals($0.name, name) && equals($0.hash, hash) }) else { return nil }
+                      assets.contains(where: { t.equals($0.name, name) && t.equals($0.hash, hash) }) else { return nil }
             }
             pages += 1
         }
