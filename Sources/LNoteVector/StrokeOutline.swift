@@ -327,7 +327,9 @@ enum OutlineBuilder {
     /// to 90°), by the joint circle's arc between the two tangent points, one cubic (radial
     /// error 0.027 %) — the round join of the union. A joint whose inner edges do not fit, or
     /// that turns more than 90°, breaks the run and gets its disc (or a cover inside it). A run
-    /// starts and ends with its discs. Every sub-path turns the same way, so overlaps are
+    /// starts and ends with the arcs of its end discs that lie outside it (caps, one to four
+    /// cubics each) in its own sub-path: every point of an end disc in front of its tangent
+    /// points is inside the piece's hull or its next disc, so the caps complete the disc. Every sub-path turns the same way, so overlaps are
     /// covered once.
     static func outline(_ pieces: [ShapePiece], into path: inout PathText) {
         typealias T = (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double)
@@ -335,33 +337,69 @@ enum OutlineBuilder {
         /// A side's vertices in stroke order, each with the controls of the cubic arriving at
         /// it (nil: a straight edge).
         var left: [(Point, (Point, Point)?)] = [], right: [(Point, (Point, Point)?)] = []
+        /// The run's start cap (the arc of its first disc behind the tangent points), written
+        /// when the run is closed; empty when the run starts at a joint cover.
+        var startCap: [(Point, (Point, Point)?)] = []
         @inline(__always) func at(_ x: Double, _ y: Double) -> Point { (VectorGrid.grid(x), VectorGrid.grid(y)) }
         func flush() {
             guard let first = left.first else { return }
             path.move(first.0.0, first.0.1)
+            var last = first.0
             for (q, c) in left.dropFirst() {
                 if let c { path.curve(c.0.0, c.0.1, c.1.0, c.1.1, q.0, q.1) } else { path.line(q.0, q.1) }
+                last = q
             }
             // The right side backwards: the cubic arriving at right[i] is travelled from
             // right[i] to right[i − 1], its controls swapped.
             var i = right.count - 1
-            if i >= 0 { path.line(right[i].0.0, right[i].0.1) }
+            if i >= 0 && right[i].0 != last { path.line(right[i].0.0, right[i].0.1) }  // an end cap ends there
             while i > 0 {
                 let q = right[i - 1].0
                 if let c = right[i].1 { path.curve(c.1.0, c.1.1, c.0.0, c.0.1, q.0, q.1) } else { path.line(q.0, q.1) }
                 i -= 1
             }
+            for (q, c) in startCap {
+                if let c { path.curve(c.0.0, c.0.1, c.1.0, c.1.1, q.0, q.1) } else { path.line(q.0, q.1) }
+            }
             path.close()
-            left.removeAll(keepingCapacity: true); right.removeAll(keepingCapacity: true)
+            left.removeAll(keepingCapacity: true); right.removeAll(keepingCapacity: true); startCap.removeAll(keepingCapacity: true)
         }
-        func start(_ p: ShapePiece, _ t: T) {
+        /// Starts a run at piece `p`; `capped`: with its start disc's arc (a new run), not at a
+        /// joint cover (a run broken at a joint).
+        func start(_ p: ShapePiece, _ t: T, capped: Bool) {
             left = [(at(p.x0 + p.r0 * t.lx, p.y0 + p.r0 * t.ly), nil)]
             right = [(at(p.x0 + p.r0 * t.rx, p.y0 + p.r0 * t.ry), nil)]
+            if capped { capArc(p.x0, p.y0, p.r0, from: (t.rx, t.ry), to: (t.lx, t.ly), through: (-t.ux, -t.uy), into: &startCap) }
         }
-        func end(_ p: ShapePiece, _ t: T) {
+        /// Ends the run at piece `p`; `capped`: with its end disc's arc beyond the tangent points.
+        func end(_ p: ShapePiece, _ t: T, capped: Bool) {
             left.append((at(p.x1 + p.r1 * t.lx, p.y1 + p.r1 * t.ly), nil))
+            if capped { capArc(p.x1, p.y1, p.r1, from: (t.lx, t.ly), to: (t.rx, t.ry), through: (t.ux, t.uy), into: &left) }
             right.append((at(p.x1 + p.r1 * t.rx, p.y1 + p.r1 * t.ry), nil))
             flush()
+        }
+        /// The arc of the circle (centre c, radius r) from normal a to normal b the way that
+        /// passes direction u, as cubics of at most 90° each (radial error 0.027 %), appended
+        /// after the point at a: the part of a run's end disc outside the run, so the disc
+        /// needs no sub-path of its own.
+        func capArc(_ cx: Double, _ cy: Double, _ r: Double, from a: (Double, Double), to b: (Double, Double),
+                    through u: (Double, Double), into side: inout [(Point, (Point, Point)?)]) {
+            let turn = 2 * Double.pi
+            @inline(__always) func ccw(_ x: Double) -> Double { let m = x.truncatingRemainder(dividingBy: turn); return m < 0 ? m + turn : m }
+            let from = atan2(a.1, a.0)
+            let toB = ccw(atan2(b.1, b.0) - from), toU = ccw(atan2(u.1, u.0) - from)
+            let sweep = toU < toB ? toB : toB - turn
+            let n = max(1, Int((abs(sweep) / (Double.pi / 2) - 1e-9).rounded(.up)))
+            let step = sweep / Double(n)
+            let k = 4.0 / 3.0 * tan(step / 4) * r
+            var ax = a.0, ay = a.1
+            for i in 1...n {
+                let (bx, by) = i == n ? b : (cos(from + step * Double(i)), sin(from + step * Double(i)))
+                let c1 = at(cx + r * ax - k * ay, cy + r * ay + k * ax)
+                let c2 = at(cx + r * bx + k * by, cy + r * by - k * bx)
+                side.append((at(cx + r * bx, cy + r * by), (c1, c2)))
+                (ax, ay) = (bx, by)
+            }
         }
         func miter(_ cx: Double, _ cy: Double, _ r: Double, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> Point {
             let sx = ax + bx, sy = ay + by
@@ -385,7 +423,7 @@ enum OutlineBuilder {
         for p in pieces {
             guard let t = tangents(p) else {
                 // One disc holds the other: the piece is its larger disc.
-                if let prev = previous { end(prev.p, prev.t); path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1) }
+                if let prev = previous { end(prev.p, prev.t, capped: true) }
                 previous = nil
                 if p.r0 >= p.r1 { path.circle(cx: p.x0, cy: p.y0, r: p.r0) } else { path.circle(cx: p.x1, cy: p.y1, r: p.r1) }
                 continue
@@ -393,9 +431,8 @@ enum OutlineBuilder {
             guard let prev = previous, prev.p.x1 == p.x0, prev.p.y1 == p.y0, prev.p.r1 == p.r0 else {
                 // A new run (the first piece, or after a gap: pieces dropped off the page or a
                 // zero-factor run): the previous run's end disc, this one's start disc.
-                if let prev = previous { end(prev.p, prev.t); path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1) }
-                path.circle(cx: p.x0, cy: p.y0, r: p.r0)
-                start(p, t)
+                if let prev = previous { end(prev.p, prev.t, capped: true) }
+                start(p, t, capped: true)
                 previous = (p, t)
                 usedLeft = 0; usedRight = 0
                 continue
@@ -428,7 +465,7 @@ enum OutlineBuilder {
                 else { right.append((miter(p.x0, p.y0, r, a.rx, a.ry, t.rx, t.ry), nil)) }
                 usedLeft = jl.cut; usedRight = jr.cut
             } else {
-                end(prev.p, prev.t)
+                end(prev.p, prev.t, capped: false)
                 let cosD = min(cosL, cosR)
                 let sag = r * (1 - ((1 + cosD) / 2).squareRoot())
                 if sag <= jointTolerance {
@@ -440,12 +477,12 @@ enum OutlineBuilder {
                                      right: [(a.rx, a.ry), (t.rx, t.ry)], into: &path) {
                     path.circle(cx: p.x0, cy: p.y0, r: r)
                 }
-                start(p, t)
+                start(p, t, capped: false)
                 usedLeft = 0; usedRight = 0
             }
             previous = (p, t)
         }
-        if let prev = previous { end(prev.p, prev.t); path.circle(cx: prev.p.x1, cy: prev.p.y1, r: prev.p.r1) }
+        if let prev = previous { end(prev.p, prev.t, capped: true) }
     }
 
     /// The length of a piece's tangent edges: √(d² − (r₁ − r₀)²).
