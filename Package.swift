@@ -72,8 +72,9 @@ let package = Package(
                           dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG", "LNoteStore", "LNoteVector"],
                           path: "tools/lnote-bench", swiftSettings: hotLoopSettings),
 
-        // What several test targets share (a seeded generator): one copy, not one per target.
-        .target(name: "LNoteTestSupport", path: "Tests/Support"),
+        // What several test targets share (a seeded generator, temporary directories, ids, a package
+        // builder on the library's writers, the hostile world, peak-RSS measuring): one copy.
+        .target(name: "LNoteTestSupport", dependencies: ["LNoteFormat", "LNoteCodecs", "LNoteBitmap"], path: "Tests/Support"),
         .testTarget(name: "LNoteFormatTests", dependencies: ["LNoteFormat", "CZlib", "LNoteTestSupport"]),
         .testTarget(name: "LNoteShapeTests", dependencies: ["LNoteShape", "LNoteFormat"]),
         .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteShape", "LNoteFormat", "LNoteBitmap", "LNoteTestSupport", "CRasterKernels"]),
@@ -82,7 +83,8 @@ let package = Package(
         .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteVector", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
                                                              "CJPEG", "CZlib", "LNoteTestSupport", "LNoteSnapshotTesting"],
                     exclude: ["__Snapshots__"]),
-        .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore"]),
-        .testTarget(name: "LNoteStoreTests", dependencies: ["LNoteStore", "LNoteFormat", "LNoteRender", "LNoteBitmap", "CSQLite"]),
+        .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore",
+                                                          "LNoteTestSupport"]),
+        .testTarget(name: "LNoteStoreTests", dependencies: ["LNoteStore", "LNoteFormat", "LNoteRender", "LNoteBitmap", "CSQLite", "LNoteTestSupport"]),
     ]
 )

@@ -2,6 +2,7 @@ import Foundation
 import LNoteFormat
 @testable import LNoteCLI
 import XCTest
+import LNoteTestSupport
 
 /// `lnote-render snapshot`: the command line, exit statuses 0/1/2/3, `--json`, `--junit` (validated
 /// against the JUnit schema kept in Tests/Fixtures/junit) and `--report` (opened in headless

@@ -4,12 +4,13 @@ import LNoteCodecs
 import LNoteFormat
 @testable import LNoteRender
 import XCTest
+import LNoteTestSupport
 
 final class ThumbnailRegeneratorTests: XCTestCase {
     var dir = ""
 
     override func setUpWithError() throws {
-        dir = try makeTemporaryDirectory(name)
+        dir = try temporaryDirectory(name)
     }
 
     override func tearDownWithError() throws {
@@ -287,7 +288,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         // The same document edited elsewhere (each page's stroke in another colour of the same
         // length), with its old thumbnails and stat index, copied in over it as `cp -a` or
         // `rsync -a` would: files replaced, modification times kept.
-        let other = try makeTemporaryDirectory(name + "-other")
+        let other = try temporaryDirectory(name + "-other")
         defer { try? files.removeItem(atPath: other) }
         let v2 = try TestPackage.make(in: other)
         for page in 0..<3 { try v2.writeContent(page: page, elements: [TestPackage.stroke(index: page, color: Color(r: 0x20, g: 0x90, b: 0x30))]) }
