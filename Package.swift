@@ -39,6 +39,9 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // XXH3-128, the thumbnails' content fingerprints; SHA-256 (OpenSSL), the stored assets' hash.
+        .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The C shim owns every jmp_buf: libpng and libjpeg report errors by longjmp, which
         // Swift cannot catch, so all calls that can fail go through it and come back as codes.
         .target(name: "CCodecShim", dependencies: ["CPNG", "CJPEG"],
@@ -57,10 +60,10 @@ let package = Package(
         // Vector export (PDF, SVG): the page backend that writes outlines instead of pixels.
         .target(name: "LNoteVector", dependencies: ["LNoteFormat", "LNoteShape", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
         .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
-                                                    "LNoteVector"]),
+                                                    "LNoteVector", "CXXHash"]),
         .target(name: "LNoteSnapshotTesting", dependencies: ["LNoteRender", "LNoteRaster", "LNoteCodecs", "LNoteFormat", "LNoteBitmap"]),
         // Level-2 storage: packages into one SQLite database and back (migrate, restore).
-        .target(name: "LNoteStore", dependencies: ["LNoteFormat", "CSQLite"]),
+        .target(name: "LNoteStore", dependencies: ["LNoteFormat", "CSQLite", "CCrypto"]),
         .target(name: "LNoteCLI", dependencies: ["LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore"]),
         .executableTarget(name: "lnote-render", dependencies: ["LNoteCLI"]),
 

@@ -255,7 +255,7 @@ private struct IndexReader {
     mutating func verify(package: FileStamp, document: FileStamp, manifest: FileStamp, settingsKey: [UInt8],
                          assets: inout [(name: Range<Int>, hash: Range<Int>)]) -> Int? {
         var at = 0
-        guard let magic = line(&at), equals(magic, "lnote-render-stat-index 2"),
+        guard let magic = line(&at), equals(magic, "lnote-render-stat-index 3"),
               let pagesLine = line(&at), let assetsLine = line(&at), let packageLine = line(&at),
               let temporaryLine = line(&at), let manifestLine = line(&at), let documentLine = line(&at) else { return nil }
         func header(_ l: Range<Int>, _ key: StaticString) -> Range<Int>? {
