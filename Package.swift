@@ -39,6 +39,9 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // XXH3-128, the thumbnails' content fingerprints; SHA-256 (OpenSSL), the stored assets' hash.
+        .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The C shim owns every jmp_buf: libpng and libjpeg report errors by longjmp, which
         // Swift cannot catch, so all calls that can fail go through it and come back as codes.
         .target(name: "CCodecShim", dependencies: ["CPNG", "CJPEG"],
@@ -57,10 +60,10 @@ let package = Package(
         // Vector export (PDF, SVG): the page backend that writes outlines instead of pixels.
         .target(name: "LNoteVector", dependencies: ["LNoteFormat", "LNoteShape", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
         .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
-                                                    "LNoteVector"]),
+                                                    "LNoteVector", "CXXHash"]),
         .target(name: "LNoteSnapshotTesting", dependencies: ["LNoteRender", "LNoteRaster", "LNoteCodecs", "LNoteFormat", "LNoteBitmap"]),
         // Level-2 storage: packages into one SQLite database and back (migrate, restore).
-        .target(name: "LNoteStore", dependencies: ["LNoteFormat", "CSQLite"]),
+        .target(name: "LNoteStore", dependencies: ["LNoteFormat", "CSQLite", "CCrypto"]),
         .target(name: "LNoteCLI", dependencies: ["LNoteRender", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore"]),
         .executableTarget(name: "lnote-render", dependencies: ["LNoteCLI"]),
 
@@ -72,8 +75,9 @@ let package = Package(
                           dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG", "LNoteStore", "LNoteVector"],
                           path: "tools/lnote-bench", swiftSettings: hotLoopSettings),
 
-        // What several test targets share (a seeded generator): one copy, not one per target.
-        .target(name: "LNoteTestSupport", path: "Tests/Support"),
+        // What several test targets share (a seeded generator, temporary directories, ids, a package
+        // builder on the library's writers, the hostile world, peak-RSS measuring): one copy.
+        .target(name: "LNoteTestSupport", dependencies: ["LNoteFormat", "LNoteCodecs", "LNoteBitmap"], path: "Tests/Support"),
         .testTarget(name: "LNoteFormatTests", dependencies: ["LNoteFormat", "CZlib", "LNoteTestSupport"]),
         .testTarget(name: "LNoteShapeTests", dependencies: ["LNoteShape", "LNoteFormat"]),
         .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteShape", "LNoteFormat", "LNoteBitmap", "LNoteTestSupport", "CRasterKernels"]),
@@ -82,7 +86,8 @@ let package = Package(
         .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteVector", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
                                                              "CJPEG", "CZlib", "LNoteTestSupport", "LNoteSnapshotTesting"],
                     exclude: ["__Snapshots__"]),
-        .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore", "LNoteTestSupport"]),
-        .testTarget(name: "LNoteStoreTests", dependencies: ["LNoteStore", "LNoteFormat", "LNoteRender", "LNoteBitmap", "CSQLite"]),
+        .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore",
+                                                          "LNoteTestSupport"]),
+        .testTarget(name: "LNoteStoreTests", dependencies: ["LNoteStore", "LNoteFormat", "LNoteRender", "LNoteBitmap", "CSQLite", "LNoteTestSupport"]),
     ]
 )

@@ -20,7 +20,7 @@ import LNoteFormat
 ///
 /// Text, one record a line, so that a person can read it:
 ///
-///     lnote-render-stat-index 2
+///     lnote-render-stat-index 3
 ///     pages-dir <stamp>|-
 ///     assets-dir <stamp>|-
 ///     package-dir <stamp>|-           (the package directory, after the manifest was written)
@@ -32,12 +32,13 @@ import LNoteFormat
 ///     shows <asset name> <hash>            (n lines, the assets the page above shows)
 ///     asset <name> <file> <stamp> <hash>
 ///
-/// Version 1 (without the `document` line) is still read, so an upgrade costs no hashing.
+/// Versions 1 and 2 are not read: their hashes are those of the hash before XXH3-128 (see
+/// `ContentHasher`), which no hash of this version can match, and an asset hash primed from one
+/// would be written into new fingerprints (and then call them stale wherever the index is not).
 struct StatIndex: Equatable, Sendable {
     static let relativePath = "\(LNotePackage.thumbnailsDirectory)/\(fileName)"
     static let fileName = ".lnote-render-index"
-    static let magic = "lnote-render-stat-index 2"
-    static let magicVersion1 = "lnote-render-stat-index 1"
+    static let magic = "lnote-render-stat-index 3"
 
     /// What the page records were derived from in document.json: while it keeps `stamp` and
     /// the settings key is the current one, every page's entry key still holds, the document
@@ -118,7 +119,7 @@ struct StatIndex: Equatable, Sendable {
     /// the document: while both keep these stamps, it still does.
     var document: FileStamp?
     var manifest: FileStamp?
-    /// document.json as the page records were derived from it (nil: not recorded, as in version 1).
+    /// document.json as the page records were derived from it (nil: not recorded, its stamp unsettled).
     var documentRecord: Document?
     /// By canonical page id.
     var pages: [String: Page] = [:]
@@ -184,8 +185,7 @@ struct StatIndex: Equatable, Sendable {
         let equals: (Range<Int>, StaticString) -> Bool = t.equals
         func optionalStamp(_ r: Range<Int>) -> FileStamp?? { isDash(r) ? .some(nil) : stamp(r).map { .some($0) } }
 
-        let version2 = equals(lines[0], "lnote-render-stat-index 2")
-        guard version2 || equals(lines[0], "lnote-render-stat-index 1"), !version2 || lines.count >= 7 else { return nil }
+        guard equals(lines[0], "lnote-render-stat-index 3"), lines.count >= 7 else { return nil }
         var index = StatIndex()
         let pd = fields(lines[1]), ad = fields(lines[2])
         guard pd.count == 2, equals(pd[0], "pages-dir"), let pagesDir = optionalStamp(pd[1]),
@@ -201,16 +201,13 @@ struct StatIndex: Equatable, Sendable {
         index.temporaryFilesPending = equals(tf[1], "pending")
         index.document = document
         index.manifest = manifest
-        var l = 6
-        if version2 {
-            let d = fields(lines[6])
-            l = 7
-            guard d.count == 5, equals(d[0], "document"), let slots = integer(d[3]), slots >= 0 else { return nil }
-            if !isDash(d[1]) {
-                guard let stamp = stamp(d[1]), !isDash(d[2]),
-                      let title = Document.unescape(UnsafeBufferPointer(rebasing: b[d[4]])) else { return nil }
-                index.documentRecord = Document(stamp: stamp, settingsKey: text(d[2]), pageSlots: Int(slots), title: title)
-            }
+        let d = fields(lines[6])
+        var l = 7
+        guard d.count == 5, equals(d[0], "document"), let slots = integer(d[3]), slots >= 0 else { return nil }
+        if !isDash(d[1]) {
+            guard let stamp = stamp(d[1]), !isDash(d[2]),
+                  let title = Document.unescape(UnsafeBufferPointer(rebasing: b[d[4]])) else { return nil }
+            index.documentRecord = Document(stamp: stamp, settingsKey: text(d[2]), pageSlots: Int(slots), title: title)
         }
         while l < lines.count {
             let f = fields(lines[l])

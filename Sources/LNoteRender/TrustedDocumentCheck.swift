@@ -197,7 +197,7 @@ private struct IndexReader {
     mutating func verify(package: FileStamp, document: FileStamp, manifest: FileStamp, settingsKey: [UInt8],
                          assets: inout [(name: Range<Int>, hash: Range<Int>)]) -> Int? {
         var at = 0
-        guard let magic = t.line(&at), t.equals(magic, "lnote-render-stat-index 2"),
+        guard let magic = t.line(&at), t.equals(magic, "lnote-render-stat-index 3"),
               let pagesLine = t.line(&at), let assetsLine = t.line(&at), let packageLine = t.line(&at),
               let temporaryLine = t.line(&at), let manifestLine = t.line(&at), let documentLine = t.line(&at) else { return nil }
         func header(_ l: Range<Int>, _ key: StaticString) -> Range<Int>? {

@@ -3,6 +3,7 @@ import LNoteBitmap
 import LNoteCodecs
 import XCTest
 @testable import LNoteCLI
+import LNoteTestSupport
 
 /// The rows of issue 18's table: the CLI as a new user tries it. One test per row.
 final class CLIHabitsTests: XCTestCase {

@@ -1,5 +1,8 @@
 import Foundation
+import Glibc
 import LNoteCLI
+import LNoteFormat
+import LNoteTestSupport
 import XCTest
 
 /// Runs `lnote-render` in-process and captures what it prints.
@@ -63,8 +66,96 @@ func builtProduct(_ name: String) throws -> String {
     return path
 }
 
-func temporaryDirectory(_ name: String) throws -> String {
-    let path = NSTemporaryDirectory() + "lnote-cli-\(getpid())-\(name.filter(\.isLetter))-\(UInt32.random(in: 0...UInt32.max))"
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
+// MARK: - In-process runs for the hostile-package tests
+
+/// What `lnote-render` printed and returned.
+struct CLIResult {
+    var status: Int32
+    var out: String
+    var err: String
+    var all: String { out + err }
+}
+
+/// Collects console output from any thread.
+final class Capture: @unchecked Sendable {
+    private var out = "", err = ""
+    private let lock = NSLock()
+    func appendOut(_ s: String) { lock.lock(); out += s; lock.unlock() }
+    func appendErr(_ s: String) { lock.lock(); err += s; lock.unlock() }
+    var text: (String, String) { lock.lock(); defer { lock.unlock() }; return (out, err) }
+}
+
+func runCLI(_ arguments: [String]) -> CLIResult {
+    let capture = Capture()
+    let console = Console(out: { capture.appendOut($0) }, err: { capture.appendErr($0) })
+    let status = LNoteTool.run(arguments, console: console)
+    let (out, err) = capture.text
+    return CLIResult(status: status, out: out, err: err)
+}
+
+// MARK: - The real executable, with an address-space limit
+
+/// What a child process did: exit status (or 128 + signal), output, peak RSS, wall time.
+struct ChildResult {
+    var status: Int32
+    var signaled: Bool
+    var out: String
+    var err: String
+    var maxRSS: Int
+    var seconds: Double
+    var all: String { out + err }
+}
+
+/// The `lnote-render` executable built next to the test bundle, if there is one.
+func toolExecutable() -> String? {
+    let candidates = [CommandLine.arguments.first, Bundle.main.executablePath].compactMap { $0 }
+    for c in candidates {
+        var dir = URL(fileURLWithPath: c).deletingLastPathComponent()
+        if dir.lastPathComponent == "MacOS" { dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
+        let path = dir.appendingPathComponent("lnote-render").path
+        if FileIO.kind(atPath: path) == .regular { return path }
+    }
+    return nil
+}
+
+/// Whether address-space limits can be used (sanitizer runtimes reserve terabytes of it).
+var addressSpaceLimitsUsable: Bool { ProcessInfo.processInfo.environment["LNOTE_NO_ADDRESS_LIMIT"] == nil }
+
+/// Runs `lnote-render` with `arguments` in a child whose address space is limited to
+/// `addressSpaceMB` (so an allocation the limits should have prevented kills it), and reports
+/// its own peak RSS. (Not wait4's ru_maxrss: posix_spawn's child shares this process's memory
+/// until it execs, and Linux keeps that high-water mark across exec. /proc's VmHWM belongs to
+/// the executable's own address space; it is polled until the child exits.)
+func runTool(_ arguments: [String], addressSpaceMB: Int) throws -> ChildResult {
+    guard let tool = toolExecutable() else { throw XCTSkip("the lnote-render executable is not built next to the tests") }
+    let dir = try temporaryDirectory("child")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let limit = addressSpaceLimitsUsable ? "ulimit -v \(addressSpaceMB * 1024); " : ""
+    let argv = ["/bin/sh", "-c", limit + "exec \"$0\" \"$@\" >'\(dir)/out' 2>'\(dir)/err'", tool] + arguments
+    var cArgs = argv.map { strdup($0) } + [nil]
+    defer { for p in cArgs { free(p) } }
+    var pid: pid_t = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    let rc = posix_spawn(&pid, "/bin/sh", nil, nil, &cArgs, environ)
+    guard rc == 0 else { throw NSError(domain: "posix_spawn", code: Int(rc)) }
+    var status: Int32 = 0
+    var peak = 0
+    while true {
+        let r = waitpid(pid, &status, WNOHANG)
+        if r == pid || (r < 0 && errno != EINTR) { break }
+        // Only once the child is the tool: before its exec, a posix_spawn child shares this
+        // process's memory, and its VmHWM is this (large) test process's.
+        if let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8), comm.hasPrefix("lnote-render"),
+           let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+           let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+           let kb = Int(line.split(separator: " ").dropFirst().first ?? "") {
+            peak = max(peak, kb * 1024)
+        }
+        usleep(10_000)
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    let read = { (name: String) in (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? "" }
+    let signaled = (status & 0x7F) != 0
+    let code = signaled ? 128 + (status & 0x7F) : (status >> 8) & 0xFF
+    return ChildResult(status: code, signaled: signaled, out: read("out"), err: read("err"), maxRSS: peak, seconds: seconds)
 }

@@ -10,6 +10,7 @@ import LNoteFormat
 import LNoteRaster
 import LNoteRender
 import LNoteShape
+import LNoteTestSupport
 
 final class CostlyPageTests: XCTestCase {
     /// The four documents, by class name, generated once for the whole class of tests.

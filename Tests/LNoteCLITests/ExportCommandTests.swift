@@ -5,6 +5,7 @@ import LNoteCodecs
 import LNoteFormat
 import LNoteRender
 import XCTest
+import LNoteTestSupport
 
 final class ExportCommandTests: XCTestCase {
     var dir = ""

@@ -2,6 +2,7 @@ import Foundation
 import LNoteCodecs
 import XCTest
 @testable import LNoteCLI
+import LNoteTestSupport
 
 /// `--help`, `completions`, `man`, `--fit`, `--names` and the thumbnails progress bar.
 final class HelpAndDocumentationTests: XCTestCase {

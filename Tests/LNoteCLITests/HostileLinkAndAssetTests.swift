@@ -6,6 +6,7 @@ import XCTest
 import LNoteCodecs
 @testable import LNoteCLI
 @testable import LNoteFormat
+import LNoteTestSupport
 
 final class HostileAssetTests: XCTestCase {
     /// Page 1 shows `assets/<IDs.asset>.png` (image element 1, id I0); `setUp` spoils it. The

@@ -8,6 +8,7 @@ import XCTest
 @testable import LNoteCLI
 @testable import LNoteFormat
 import LNoteRender
+import LNoteTestSupport
 
 /// The outcome of every subcommand on one package.
 struct Outcomes {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import LNoteCLI
+import LNoteTestSupport
 
 /// `--json` on every subcommand: one JSON document on standard output, on success and on
 /// failure, with structured errors and warnings.

@@ -4,6 +4,7 @@ import LNoteCLI
 import LNoteCodecs
 import LNoteFormat
 import XCTest
+import LNoteTestSupport
 
 final class MaintenanceCommandTests: XCTestCase {
     var dir = ""

@@ -2,6 +2,7 @@ import Foundation
 import LNoteCodecs
 import LNoteFormat
 import XCTest
+import LNoteTestSupport
 
 /// Tests that run the real `lnote-render` and `lnote-gen` binaries as child processes: killing
 /// the regenerator and the compactor mid-write, and the watcher following a library.

@@ -16,6 +16,7 @@ import LNoteCodecs
 @testable import LNoteCLI
 @testable import LNoteFormat
 @testable import LNoteRender
+import LNoteTestSupport
 
 final class ResourceLimitTests: XCTestCase {
     /// A package with one page of `width` × `height` (0.1 pt) holding one stroke.

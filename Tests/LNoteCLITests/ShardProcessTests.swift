@@ -1,6 +1,7 @@
 import Foundation
 import LNoteFormat
 import XCTest
+import LNoteTestSupport
 
 /// `thumbnails --shard`: N real processes at once on one library, each started as the files in
 /// tools/engines/ start it, with the variables exactly as its job engine sets them.

@@ -3,6 +3,7 @@ import LNoteFormat
 @testable import LNoteCLI
 import LNoteTestSupport
 import XCTest
+import LNoteTestSupport
 
 /// `lnote-render snapshot`: the command line, exit statuses 0/1/2/3, `--json`, `--junit` (validated
 /// against the JUnit schema kept in Tests/Fixtures/junit) and `--report` (opened in headless

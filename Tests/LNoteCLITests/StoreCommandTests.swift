@@ -1,6 +1,7 @@
 import Foundation
 import LNoteFormat
 import XCTest
+import LNoteTestSupport
 
 /// `migrate` and `restore` through the command line, in-process.
 final class StoreCommandTests: XCTestCase {

@@ -2,9 +2,10 @@
 
 import XCTest
 @testable import LNoteFormat
+import LNoteTestSupport
 
 final class ContentParserTests: XCTestCase {
-    let file = "pages/\(TestIDs.page1).content"
+    let file = "pages/\(IDs.p1).content"
 
     func parse(_ elements: [String]) throws -> PageContent {
         try ContentParser.parse(bytes(contentJSON(elements)), file: file)
@@ -107,16 +108,16 @@ final class ContentParserTests: XCTestCase {
     }
 
     func testImageRules() throws {
-        let asset = "\(TestIDs.asset).jpg"
+        let asset = "\(IDs.asset).jpg"
         func image(_ fields: String) -> String { #"{"type":"image","id":"BAD","#  + fields + "}" }
-        let c = try parse([image(#""asset":"\#(TestIDs.asset.lowercased()).PNG","frame":[-10,20,30,40],"rotation":-20000,"opacity":0"#),
+        let c = try parse([image(#""asset":"\#(IDs.asset.lowercased()).PNG","frame":[-10,20,30,40],"rotation":-20000,"opacity":0"#),
                            image(#""asset":"\#(asset)","frame":[0,0,1,1]"#)])
         XCTAssertTrue(c.diagnostics.isEmpty, "\(c.diagnostics)")
-        XCTAssertEqual(c.elements[0].kind, .image(ImagePlacement(asset: "\(TestIDs.asset.lowercased()).PNG", x: -10, y: 20, width: 30, height: 40, rotation: -20000, opacity: 0)))
+        XCTAssertEqual(c.elements[0].kind, .image(ImagePlacement(asset: "\(IDs.asset.lowercased()).PNG", x: -10, y: 20, width: 30, height: 40, rotation: -20000, opacity: 0)))
         XCTAssertEqual(c.elements[1].kind, .image(ImagePlacement(asset: asset, x: 0, y: 0, width: 1, height: 1, rotation: 0, opacity: 1000)))
 
-        for badAsset in ["../../etc/passwd", "x.jpg", "\(TestIDs.asset).gif", "\(TestIDs.asset).jpeg", "/\(TestIDs.asset).jpg",
-                         "sub/\(TestIDs.asset).jpg", "\(TestIDs.asset).jpg\\u0000", "\(TestIDs.asset)", "", ".jpg"] {
+        for badAsset in ["../../etc/passwd", "x.jpg", "\(IDs.asset).gif", "\(IDs.asset).jpeg", "/\(IDs.asset).jpg",
+                         "sub/\(IDs.asset).jpg", "\(IDs.asset).jpg\\u0000", "\(IDs.asset)", "", ".jpg"] {
             try assertSkipped(image(#""asset":"\#(badAsset)","frame":[0,0,1,1]"#), rule: "asset")
         }
         try assertSkipped(image(#""frame":[0,0,1,1]"#), rule: "asset")
@@ -193,7 +194,7 @@ final class ContentParserTests: XCTestCase {
 
     func testElementBuildersRoundTrip() throws {
         let s = Element.stroke(id: "S\"1", tool: .pencil, color: Color(r: 1, g: 2, b: 3, a: 4), points: [1, -2, 3, 4, 5])
-        let i = Element.image(id: "I", placement: ImagePlacement(asset: "\(TestIDs.asset).png", x: 1, y: 2, width: 3, height: 4, rotation: -5, opacity: 6))
+        let i = Element.image(id: "I", placement: ImagePlacement(asset: "\(IDs.asset).png", x: 1, y: 2, width: 3, height: 4, rotation: -5, opacity: 6))
         let c = try ContentParser.parse(ContentWriter.snapshot([s, i]), file: file)
         XCTAssertEqual(c.elements, [s, i])
         XCTAssertTrue(c.diagnostics.isEmpty)

@@ -2,6 +2,7 @@
 
 import XCTest
 @testable import LNoteFormat
+import LNoteTestSupport
 
 final class DocumentTests: XCTestCase {
     func parse(_ pages: [String]) throws -> DocumentInfo {
@@ -13,8 +14,8 @@ final class DocumentTests: XCTestCase {
     }
 
     func testValidDocument() throws {
-        let d = try parse([pageEntryJSON(TestIDs.page1, extra: ##","elementCount":3,"createdAt":"2026-11-20T09:14:03.120Z","background":{"color":"#FFFDF5","template":"ruled","spacing":400,"lineColor":"#11223344"}"##)])
-        XCTAssertEqual(d.id, LNoteID(TestIDs.doc))
+        let d = try parse([pageEntryJSON(IDs.p1, extra: ##","elementCount":3,"createdAt":"2026-11-20T09:14:03.120Z","background":{"color":"#FFFDF5","template":"ruled","spacing":400,"lineColor":"#11223344"}"##)])
+        XCTAssertEqual(d.id, LNoteID(IDs.doc))
         XCTAssertEqual(d.title, "T")
         XCTAssertEqual(d.modifiedAt, "2026-11-29T10:00:00Z")
         XCTAssertTrue(d.diagnostics.isEmpty, "\(d.diagnostics)")
@@ -25,7 +26,7 @@ final class DocumentTests: XCTestCase {
         XCTAssertEqual(e.background, PageBackground(color: Color(hex: "#FFFDF5")!, template: .ruled, spacing: 400,
                                                     lineColor: Color(r: 0x11, g: 0x22, b: 0x33, a: 0x44)))
         // No background: all defaults.
-        XCTAssertEqual(try parse([pageEntryJSON(TestIDs.page1)]).pages[0].entry?.background, .default)
+        XCTAssertEqual(try parse([pageEntryJSON(IDs.p1)]).pages[0].entry?.background, .default)
     }
 
     func testDocumentFailures() {
@@ -42,7 +43,7 @@ final class DocumentTests: XCTestCase {
 
     func testInvalidPageEntriesFailIndividually() throws {
         let d = try parse([
-            pageEntryJSON(TestIDs.page1),
+            pageEntryJSON(IDs.p1),
             pageEntryJSON("../../x"),
             pageEntryJSON("C0A80101-0000-4000-8000-00000000A00"),       // 35 characters
             pageEntryJSON(pid(3), width: "0"),
@@ -52,11 +53,11 @@ final class DocumentTests: XCTestCase {
             #"{"id":"\#(pid(7))","width":8340}"#,
             "42",
             #"{"id":7,"width":1,"height":1}"#,
-            pageEntryJSON(TestIDs.page1.lowercased()),                    // duplicate of the first
-            pageEntryJSON(TestIDs.page2, width: "1", height: "200000"),
+            pageEntryJSON(IDs.p1.lowercased()),                    // duplicate of the first
+            pageEntryJSON(IDs.p2, width: "1", height: "200000"),
         ])
         XCTAssertEqual(d.pages.count, 12)
-        XCTAssertEqual(d.validPages.map(\.id), [LNoteID(TestIDs.page1)!, LNoteID(TestIDs.page2)!])
+        XCTAssertEqual(d.validPages.map(\.id), [LNoteID(IDs.p1)!, LNoteID(IDs.p2)!])
         let rules = d.pages.compactMap { $0.error?.rule }
         XCTAssertEqual(rules, ["page-id", "page-id", "page-size", "page-size", "page-size", "page-size", "page-size",
                                "page-entry", "page-id", "page-duplicate-id"])
@@ -71,22 +72,22 @@ final class DocumentTests: XCTestCase {
     func pid(_ n: Int) -> String { "C0A80101-0000-4000-8000-00000000B00\(n)" }
 
     func testAnIdUsedTwiceFailsTheLaterEntryEvenIfTheEarlierIsInvalid() throws {
-        let d = try parse([pageEntryJSON(TestIDs.page1, width: "0"), pageEntryJSON(TestIDs.page1)])
+        let d = try parse([pageEntryJSON(IDs.p1, width: "0"), pageEntryJSON(IDs.p1)])
         XCTAssertEqual(d.pages.map { $0.error?.rule }, ["page-size", "page-duplicate-id"])
     }
 
     func testInvalidBackgroundValuesFallBackToDefaultsWithWarnings() throws {
-        let d = try parse([pageEntryJSON(TestIDs.page1, extra: #","background":{"color":"white","template":"hexagons","spacing":39,"lineColor":12}"#),
-                           pageEntryJSON(TestIDs.page2, extra: #","background":{"template":"grid","spacing":100001}"#)])
+        let d = try parse([pageEntryJSON(IDs.p1, extra: #","background":{"color":"white","template":"hexagons","spacing":39,"lineColor":12}"#),
+                           pageEntryJSON(IDs.p2, extra: #","background":{"template":"grid","spacing":100001}"#)])
         XCTAssertEqual(d.pages[0].entry?.background, .default)
         XCTAssertEqual(d.pages[1].entry?.background, PageBackground(template: .grid))
         XCTAssertEqual(d.diagnostics.map(\.rule), ["background-color", "background-template", "background-spacing",
                                                    "background-line-color", "background-spacing"])
         XCTAssertEqual(d.diagnostics.map(\.elementIndex), [0, 0, 0, 0, 1])
-        XCTAssertEqual(d.diagnostics.last?.elementID, TestIDs.page2)
+        XCTAssertEqual(d.diagnostics.last?.elementID, IDs.p2)
         XCTAssertEqual(d.diagnostics.last?.file, "document.json")
-        let e = try parse([pageEntryJSON(TestIDs.page1, extra: #","background":"paper""#),
-                           pageEntryJSON(TestIDs.page2, extra: #","background":{"spacing":320.0}"#)])
+        let e = try parse([pageEntryJSON(IDs.p1, extra: #","background":"paper""#),
+                           pageEntryJSON(IDs.p2, extra: #","background":{"spacing":320.0}"#)])
         XCTAssertEqual(e.validPages.map(\.background), [.default, .default])
         XCTAssertEqual(e.diagnostics.map(\.rule), ["background", "background-spacing"])
     }
@@ -99,16 +100,16 @@ final class DocumentTests: XCTestCase {
                     "2026-11-20T25:14:03Z", "2026-11-20T09:14:03.Z", "yesterday", ""] {
             XCTAssertFalse(Timestamp.isValidUTC(bad), bad)
         }
-        let d = try parse([pageEntryJSON(TestIDs.page1, extra: #","modifiedAt":"now""#)])
+        let d = try parse([pageEntryJSON(IDs.p1, extra: #","modifiedAt":"now""#)])
         XCTAssertNil(d.pages[0].entry?.modifiedAt)
         XCTAssertEqual(d.diagnostics.map(\.rule), ["timestamp"])
     }
 
     func testManifestRoundTripAndFromDocument() throws {
-        let d = try parse([pageEntryJSON(TestIDs.page1.lowercased()), pageEntryJSON(TestIDs.page2)])
+        let d = try parse([pageEntryJSON(IDs.p1.lowercased()), pageEntryJSON(IDs.p2)])
         let m = Manifest(document: d)
-        XCTAssertEqual(m, Manifest(id: TestIDs.doc, title: "T", modifiedAt: "2026-11-29T10:00:00Z", pageCount: 2,
-                                   cover: "thumbnails/\(TestIDs.page1).jpg"))
+        XCTAssertEqual(m, Manifest(id: IDs.doc, title: "T", modifiedAt: "2026-11-29T10:00:00Z", pageCount: 2,
+                                   cover: "thumbnails/\(IDs.p1).jpg"))
         XCTAssertEqual(try Manifest.parse(m.jsonBytes()), m)
         let empty = Manifest(document: try parse([]))
         XCTAssertNil(empty.cover)

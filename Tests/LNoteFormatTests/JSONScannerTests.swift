@@ -2,6 +2,7 @@
 
 import XCTest
 @testable import LNoteFormat
+import LNoteTestSupport
 
 final class JSONScannerTests: XCTestCase {
     func assertInvalid(_ text: String, _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
@@ -59,7 +60,7 @@ final class JSONScannerTests: XCTestCase {
 
     func testUnknownNestedValuesSkippedWithValidation() throws {
         // In a content file unknown keys go through skipValue.
-        let ok = contentJSON([strokeJSON(TestIDs.element(1))]).replacingOccurrences(
+        let ok = contentJSON([strokeJSON(IDs.element(1))]).replacingOccurrences(
             of: "\"format\":1,", with: "\"format\":1,\"x\":{\"a\":[1,{\"b\":[[],{},\"\\u00e9\",true,false,null,-0.5e+3]}]},")
         XCTAssertEqual(try ContentParser.parse(bytes(ok), file: "c").elements.count, 1)
         for bad in ["{\"a\":[1,]}", "{\"a\":{\"b\":1,}}", "{\"a\":[1 2]}", "{\"a\":{1:2}}", "{\"a\":[tru]}",

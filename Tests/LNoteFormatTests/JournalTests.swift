@@ -3,9 +3,10 @@
 import XCTest
 import CZlib
 @testable import LNoteFormat
+import LNoteTestSupport
 
 final class JournalTests: XCTestCase {
-    let file = "pages/\(TestIDs.page1).journal"
+    let file = "pages/\(IDs.p1).journal"
 
     func stroke(_ id: String, x: Int32 = 1) -> Element {
         Element.stroke(id: id, color: Color(r: 0, g: 0, b: 0), points: [x, 2, 3, 4, 5])
@@ -185,7 +186,7 @@ final class JournalTests: XCTestCase {
     }
 
     func testAppendWritesWholeFramesThatReplay() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         let path = dir.appendingPathComponent("x.journal").path
         try JournalWriter.append(Journal.addFrame(stroke("B")), toPath: path)
         try JournalWriter.append(Journal.deleteFrame(id: "A"), toPath: path)

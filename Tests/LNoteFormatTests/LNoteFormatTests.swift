@@ -3,15 +3,7 @@
 import Foundation
 import XCTest
 @testable import LNoteFormat
-
-/// Ids used by the synthetic packages in these tests.
-enum TestIDs {
-    static let doc = "8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10"
-    static let page1 = "C0A80101-0000-4000-8000-00000000A001"
-    static let page2 = "C0A80101-0000-4000-8000-00000000A002"
-    static let asset = "11111111-2222-4333-8444-555555555555"
-    static func element(_ n: Int) -> String { String(format: "E0000000-0000-4000-8000-%012d", n) }
-}
+import LNoteTestSupport
 
 func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
@@ -27,17 +19,9 @@ func strokeJSON(_ id: String, color: String = "#1A1A1A", tool: String = "pen", p
     "{\"type\":\"stroke\",\"id\":\"\(id)\",\"tool\":\"\(tool)\",\"color\":\"\(color)\",\"points\":\(points)}"
 }
 
-/// A fresh directory removed at the end of the test.
-func makeTemporaryDirectory(_ test: XCTestCase) throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-format-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-    return url
-}
-
 /// Builds a package directory `<doc>.lnote` with the given files (relative path -> bytes).
 func makePackage(in dir: URL, files: [String: [UInt8]]) throws -> URL {
-    let pkg = dir.appendingPathComponent("\(TestIDs.doc).lnote")
+    let pkg = dir.appendingPathComponent("\(IDs.doc).lnote")
     for sub in ["pages", "assets", "thumbnails"] {
         try FileManager.default.createDirectory(at: pkg.appendingPathComponent(sub), withIntermediateDirectories: true)
     }
@@ -50,7 +34,7 @@ func makePackage(in dir: URL, files: [String: [UInt8]]) throws -> URL {
 /// A document.json with the given page entries (JSON texts).
 func documentJSON(pages: [String], format: Int = 1) -> String {
     """
-    {"format":\(format),"id":"\(TestIDs.doc)","title":"T","createdAt":"2026-11-20T09:14:03.120Z",
+    {"format":\(format),"id":"\(IDs.doc)","title":"T","createdAt":"2026-11-20T09:14:03.120Z",
      "modifiedAt":"2026-11-29T10:00:00Z","pages":[\(pages.joined(separator: ","))]}
     """
 }

@@ -3,6 +3,7 @@
 import Foundation
 import XCTest
 @testable import LNoteFormat
+import LNoteTestSupport
 
 final class PackageTests: XCTestCase {
     let fm = FileManager.default
@@ -13,13 +14,13 @@ final class PackageTests: XCTestCase {
 
     /// A package with page1 (A, B + journal: add C, delete A) and page2 (one stroke), one asset.
     func makeStandardPackage() throws -> URL {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         return try makePackage(in: dir, files: [
-            "document.json": bytes(documentJSON(pages: [pageEntryJSON(TestIDs.page1), pageEntryJSON(TestIDs.page2)])),
-            "pages/\(TestIDs.page1).content": ContentWriter.snapshot([stroke("A"), stroke("B")]),
-            "pages/\(TestIDs.page1).journal": Journal.addFrame(stroke("C")) + Journal.deleteFrame(id: "a"),
-            "pages/\(TestIDs.page2).content": ContentWriter.snapshot([stroke("X")]),
-            "assets/\(TestIDs.asset).jpg": [0xFF, 0xD8, 0xFF, 0xE0],
+            "document.json": bytes(documentJSON(pages: [pageEntryJSON(IDs.p1), pageEntryJSON(IDs.p2)])),
+            "pages/\(IDs.p1).content": ContentWriter.snapshot([stroke("A"), stroke("B")]),
+            "pages/\(IDs.p1).journal": Journal.addFrame(stroke("C")) + Journal.deleteFrame(id: "a"),
+            "pages/\(IDs.p2).content": ContentWriter.snapshot([stroke("X")]),
+            "assets/\(IDs.asset).jpg": [0xFF, 0xD8, 0xFF, 0xE0],
         ])
     }
 
@@ -32,8 +33,8 @@ final class PackageTests: XCTestCase {
         XCTAssertEqual(pkg.pages.count, 2)
         let p1 = try pkg.loadPage(at: 0)
         XCTAssertEqual(p1.elements.map(\.id), ["B", "C"])
-        XCTAssertEqual(p1.contentFile, "pages/\(TestIDs.page1).content")
-        XCTAssertEqual(p1.journalFile, "pages/\(TestIDs.page1).journal")
+        XCTAssertEqual(p1.contentFile, "pages/\(IDs.p1).content")
+        XCTAssertEqual(p1.journalFile, "pages/\(IDs.p1).journal")
         XCTAssertEqual(p1.journal?.appliedCount, 2)
         let p2 = try pkg.loadPage(at: 1)
         XCTAssertEqual(p2.elements.map(\.id), ["X"])
@@ -53,33 +54,33 @@ final class PackageTests: XCTestCase {
     func testContentLookupExactThenCaseInsensitive() throws {
         let url = try makeStandardPackage()
         let pages = url.appendingPathComponent("pages")
-        try fm.moveItem(at: pages.appendingPathComponent("\(TestIDs.page2).content"),
-                        to: pages.appendingPathComponent("\(TestIDs.page2.lowercased()).content"))
+        try fm.moveItem(at: pages.appendingPathComponent("\(IDs.p2).content"),
+                        to: pages.appendingPathComponent("\(IDs.p2.lowercased()).content"))
         let pkg = try LNotePackage.open(at: url)
         let p2 = try pkg.loadPage(at: 1)
-        XCTAssertEqual(p2.contentFile, "pages/\(TestIDs.page2.lowercased()).content")
+        XCTAssertEqual(p2.contentFile, "pages/\(IDs.p2.lowercased()).content")
         // Exact name wins over a case variant.
-        try Data(ContentWriter.snapshot([])).write(to: pages.appendingPathComponent("\(TestIDs.page2).content"))
+        try Data(ContentWriter.snapshot([])).write(to: pages.appendingPathComponent("\(IDs.p2).content"))
         XCTAssertEqual(try pkg.loadPage(at: 1).elements.count, 0)
     }
 
     func testMissingContentFailsOnlyThatPage() throws {
         let url = try makeStandardPackage()
-        try fm.removeItem(at: url.appendingPathComponent("pages/\(TestIDs.page2).content"))
+        try fm.removeItem(at: url.appendingPathComponent("pages/\(IDs.p2).content"))
         let pkg = try LNotePackage.open(at: url)
         XCTAssertNoThrow(try pkg.loadPage(at: 0))
         let e = error { _ = try pkg.loadPage(at: 1) }
         XCTAssertEqual(e?.kind, .missing)
-        XCTAssertEqual(e?.file, "pages/\(TestIDs.page2).content")
+        XCTAssertEqual(e?.file, "pages/\(IDs.p2).content")
     }
 
     func testNonUUIDPageIdsNeverBecomePaths() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         // A file the traversal would reach if the id were used as a path.
         try Data(ContentWriter.snapshot([])).write(to: dir.appendingPathComponent("x.content"))
         let url = try makePackage(in: dir, files: [
             "document.json": bytes(documentJSON(pages: [pageEntryJSON("../../x"), pageEntryJSON("/etc/passwd"),
-                                                        pageEntryJSON("\\u0000\(TestIDs.page1.dropFirst())")])),
+                                                        pageEntryJSON("\\u0000\(IDs.p1.dropFirst())")])),
         ])
         let pkg = try LNotePackage.open(at: url)
         for i in 0..<3 {
@@ -95,27 +96,27 @@ final class PackageTests: XCTestCase {
         try Data(ContentWriter.snapshot([stroke("SECRET")])).write(to: secret)
 
         // Content file that is a link.
-        let content = url.appendingPathComponent("pages/\(TestIDs.page2).content")
+        let content = url.appendingPathComponent("pages/\(IDs.p2).content")
         try fm.removeItem(at: content)
         try fm.createSymbolicLink(at: content, withDestinationURL: secret)
         var pkg = try LNotePackage.open(at: url)
         XCTAssertEqual(error { _ = try pkg.loadPage(at: 1) }?.kind, .unsafePath)
         // Also through the case-insensitive fallback.
-        try fm.moveItem(at: content, to: url.appendingPathComponent("pages/\(TestIDs.page2.lowercased()).content"))
+        try fm.moveItem(at: content, to: url.appendingPathComponent("pages/\(IDs.p2.lowercased()).content"))
         XCTAssertEqual(error { _ = try pkg.loadPage(at: 1) }?.kind, .unsafePath)
 
         // Journal that is a link.
-        let journal = url.appendingPathComponent("pages/\(TestIDs.page1).journal")
+        let journal = url.appendingPathComponent("pages/\(IDs.p1).journal")
         try fm.removeItem(at: journal)
         try fm.createSymbolicLink(at: journal, withDestinationURL: secret)
         XCTAssertEqual(error { _ = try pkg.loadPage(at: 0) }?.kind, .unsafePath)
         try fm.removeItem(at: journal)
 
         // Asset that is a link, and assets/ that is a link.
-        let asset = url.appendingPathComponent("assets/\(TestIDs.asset).png")
+        let asset = url.appendingPathComponent("assets/\(IDs.asset).png")
         try fm.createSymbolicLink(at: asset, withDestinationURL: secret)
-        XCTAssertEqual(error { _ = try pkg.readAsset("\(TestIDs.asset).png") }?.kind, .unsafePath)
-        XCTAssertEqual(try pkg.assetFiles().map(\.name), ["\(TestIDs.asset).jpg"])
+        XCTAssertEqual(error { _ = try pkg.readAsset("\(IDs.asset).png") }?.kind, .unsafePath)
+        XCTAssertEqual(try pkg.assetFiles().map(\.name), ["\(IDs.asset).jpg"])
 
         // document.json that is a link.
         let doc = url.appendingPathComponent("document.json")
@@ -131,7 +132,7 @@ final class PackageTests: XCTestCase {
         let assets = url.appendingPathComponent("assets")
         try fm.removeItem(at: assets)
         try fm.createSymbolicLink(at: assets, withDestinationURL: outside)
-        XCTAssertEqual(error { _ = try pkg.readAsset("\(TestIDs.asset).jpg") }?.kind, .unsafePath)
+        XCTAssertEqual(error { _ = try pkg.readAsset("\(IDs.asset).jpg") }?.kind, .unsafePath)
         XCTAssertEqual(error { _ = try pkg.assetFiles() }?.kind, .unsafePath)
         let pages = url.appendingPathComponent("pages")
         try fm.moveItem(at: pages, to: outside.appendingPathComponent("pages"))
@@ -147,10 +148,10 @@ final class PackageTests: XCTestCase {
     func testAssetNamesAreCheckedBeforeAnyPathIsBuilt() throws {
         let url = try makeStandardPackage()
         let pkg = try LNotePackage.open(at: url)
-        XCTAssertEqual(try pkg.readAsset("\(TestIDs.asset).jpg"), [0xFF, 0xD8, 0xFF, 0xE0])
-        XCTAssertEqual(try pkg.resolveAsset("\(TestIDs.asset.lowercased()).JPG"), "assets/\(TestIDs.asset).jpg")
-        for bad in ["../../etc/passwd", "/etc/passwd", "x.jpg", "\(TestIDs.asset).jpg\u{0}", "\u{0}\(TestIDs.asset).jpg",
-                    "../\(TestIDs.asset).jpg", "assets/\(TestIDs.asset).jpg", "\(TestIDs.asset).gif", ".", "..", ""] {
+        XCTAssertEqual(try pkg.readAsset("\(IDs.asset).jpg"), [0xFF, 0xD8, 0xFF, 0xE0])
+        XCTAssertEqual(try pkg.resolveAsset("\(IDs.asset.lowercased()).JPG"), "assets/\(IDs.asset).jpg")
+        for bad in ["../../etc/passwd", "/etc/passwd", "x.jpg", "\(IDs.asset).jpg\u{0}", "\u{0}\(IDs.asset).jpg",
+                    "../\(IDs.asset).jpg", "assets/\(IDs.asset).jpg", "\(IDs.asset).gif", ".", "..", ""] {
             XCTAssertEqual(error { _ = try pkg.readAsset(bad) }?.kind, .unsafePath, bad)
         }
         // A directory with a valid asset name is not read.
@@ -160,7 +161,7 @@ final class PackageTests: XCTestCase {
         XCTAssertEqual(error { _ = try pkg.readAsset("33333333-2222-4333-8444-555555555555.png") }?.kind, .missing)
         // Listing leaves out directories and other names.
         try Data([1]).write(to: url.appendingPathComponent("assets/notes.txt"))
-        XCTAssertEqual(try pkg.assetFiles().map(\.name), ["\(TestIDs.asset).jpg"])
+        XCTAssertEqual(try pkg.assetFiles().map(\.name), ["\(IDs.asset).jpg"])
     }
 
     func testThumbnailsAndManifest() throws {
@@ -168,16 +169,16 @@ final class PackageTests: XCTestCase {
         let pkg = try LNotePackage.open(at: url)
         try fm.removeItem(at: url.appendingPathComponent("thumbnails"))
         XCTAssertEqual(try pkg.thumbnailFiles(), [])
-        try pkg.writeThumbnail([1, 2, 3], for: LNoteID(TestIDs.page1.lowercased())!)
+        try pkg.writeThumbnail([1, 2, 3], for: LNoteID(IDs.p1.lowercased())!)
         try Data([9]).write(to: url.appendingPathComponent("thumbnails/stray.png"))
         let thumbs = try pkg.thumbnailFiles()
-        XCTAssertEqual(thumbs.map(\.name), ["\(TestIDs.page1).jpg", "stray.png"])
-        XCTAssertEqual(thumbs.map(\.pageID), [LNoteID(TestIDs.page1), nil])
+        XCTAssertEqual(thumbs.map(\.name), ["\(IDs.p1).jpg", "stray.png"])
+        XCTAssertEqual(thumbs.map(\.pageID), [LNoteID(IDs.p1), nil])
         XCTAssertEqual(error { _ = try pkg.readManifest() }?.kind, .missing)
         let m = Manifest(document: pkg.document)
         try pkg.writeManifest(m)
         XCTAssertEqual(try pkg.readManifest(), m)
-        XCTAssertEqual(m.cover, "thumbnails/\(TestIDs.page1).jpg")
+        XCTAssertEqual(m.cover, "thumbnails/\(IDs.p1).jpg")
         XCTAssertTrue(pkg.strayTemporaryFiles().isEmpty)
     }
 
@@ -185,7 +186,7 @@ final class PackageTests: XCTestCase {
     /// between lstat and the write) is refused at write and delete time, and nothing appears at
     /// the link's target; outside packages (export directories) a linked directory is fine.
     func testPackageWritesRefuseADirectorySwappedForALink() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         let outside = dir.appendingPathComponent("outside").path
         try fm.createDirectory(atPath: outside, withIntermediateDirectories: true)
         let linked = dir.appendingPathComponent("thumbnails").path
@@ -216,7 +217,7 @@ final class PackageTests: XCTestCase {
     /// parent's descriptor: a directory swapped for a link after the checks (or the package
     /// itself) is refused, so no bytes from outside the package are read.
     func testPackageReadsRefuseADirectorySwappedForALink() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         let package = dir.appendingPathComponent("doc.lnote").path
         let outside = dir.appendingPathComponent("outside").path
         try fm.createDirectory(atPath: package, withIntermediateDirectories: true)
@@ -250,7 +251,7 @@ final class PackageTests: XCTestCase {
     }
 
     func testAtomicWriteLeavesNoTemporaryFileAndOldFileSurvivesAFailure() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         let target = dir.appendingPathComponent("file.json").path
         try AtomicFile.write(bytes("old"), toPath: target)
         XCTAssertEqual(FileIO.listDirectory(atPath: dir.path), ["file.json"])
@@ -276,7 +277,7 @@ final class PackageTests: XCTestCase {
 
     /// A replaced file keeps its permission bits, but never setuid, setgid or sticky.
     func testAtomicWriteKeepsPermissionsWithoutSpecialBits() throws {
-        let dir = try makeTemporaryDirectory(self)
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         let target = dir.appendingPathComponent("tool").path
         try AtomicFile.write(bytes("old"), toPath: target)
         func mode() -> mode_t {
@@ -301,12 +302,12 @@ final class PackageTests: XCTestCase {
         for no in ["manifest.json", ".tmp-123", "..tmp-1", "a.tmp-1", ".hidden", ".a.tmp"] { XCTAssertFalse(AtomicFile.isTemporaryFileName(no), no) }
         let url = try makeStandardPackage()
         try Data([1]).write(to: url.appendingPathComponent(".manifest.json.tmp-abc"))
-        try Data([1]).write(to: url.appendingPathComponent("pages/.\(TestIDs.page1).content.tmp-1"))
-        try Data([1]).write(to: url.appendingPathComponent("thumbnails/.\(TestIDs.page1).jpg.tmp-2"))
+        try Data([1]).write(to: url.appendingPathComponent("pages/.\(IDs.p1).content.tmp-1"))
+        try Data([1]).write(to: url.appendingPathComponent("thumbnails/.\(IDs.p1).jpg.tmp-2"))
         let pkg = try LNotePackage.open(at: url)
-        XCTAssertEqual(pkg.strayTemporaryFiles(), [".manifest.json.tmp-abc", "pages/.\(TestIDs.page1).content.tmp-1",
-                                                   "thumbnails/.\(TestIDs.page1).jpg.tmp-2"])
-        try pkg.deleteFile(relativePath: "pages/.\(TestIDs.page1).content.tmp-1")
+        XCTAssertEqual(pkg.strayTemporaryFiles(), [".manifest.json.tmp-abc", "pages/.\(IDs.p1).content.tmp-1",
+                                                   "thumbnails/.\(IDs.p1).jpg.tmp-2"])
+        try pkg.deleteFile(relativePath: "pages/.\(IDs.p1).content.tmp-1")
         XCTAssertEqual(pkg.strayTemporaryFiles().count, 2)
     }
 
@@ -328,7 +329,7 @@ final class PackageTests: XCTestCase {
         let result = try pkg.compact(entry)
         XCTAssertTrue(result.compacted)
         XCTAssertEqual(result.elementCount, 2)
-        XCTAssertEqual(FileIO.kind(atPath: url.appendingPathComponent("pages/\(TestIDs.page1).journal").path), .missing)
+        XCTAssertEqual(FileIO.kind(atPath: url.appendingPathComponent("pages/\(IDs.p1).journal").path), .missing)
         XCTAssertFalse(result.journalLeftInPlace)
         let after = try pkg.loadPage(entry)
         XCTAssertEqual(after.elements, before)
@@ -339,12 +340,12 @@ final class PackageTests: XCTestCase {
     }
 
     func testCompactionKeepsUnknownTopLevelKeysOfTheContentFile() throws {
-        let dir = try makeTemporaryDirectory(self)
-        let content = "pages/\(TestIDs.page1).content"
+        let dir = try temporaryDirectoryURL(removedAfter: self)
+        let content = "pages/\(IDs.p1).content"
         let url = try makePackage(in: dir, files: [
-            "document.json": bytes(documentJSON(pages: [pageEntryJSON(TestIDs.page1)])),
+            "document.json": bytes(documentJSON(pages: [pageEntryJSON(IDs.p1)])),
             content: bytes(#"{"format":1,"elements":[],"x":{"y":[1,2]}}"#),
-            "pages/\(TestIDs.page1).journal": Journal.addFrame(stroke("A")),
+            "pages/\(IDs.p1).journal": Journal.addFrame(stroke("A")),
         ])
         let pkg = try LNotePackage.open(at: url)
         let entry = try XCTUnwrap(pkg.pages[0].entry)
@@ -359,7 +360,7 @@ final class PackageTests: XCTestCase {
     func testCompactionDeletesOnlyOldTemporaryFilesOfTheSnapshot() throws {
         let url = try makeStandardPackage()
         let pages = url.appendingPathComponent("pages")
-        let old = ".\(TestIDs.page1).content.tmp-old", fresh = ".\(TestIDs.page1).content.tmp-fresh"
+        let old = ".\(IDs.p1).content.tmp-old", fresh = ".\(IDs.p1).content.tmp-fresh"
         try Data([1]).write(to: pages.appendingPathComponent(old))
         try Data([2]).write(to: pages.appendingPathComponent(fresh))
         let grace = LNotePackage.sourceTemporaryFileGraceSeconds
@@ -379,7 +380,7 @@ final class PackageTests: XCTestCase {
         let url = try makeStandardPackage()
         let pkg = try LNotePackage.open(at: url)
         let entry = try XCTUnwrap(pkg.pages[0].entry)
-        let journal = url.appendingPathComponent("pages/\(TestIDs.page1).journal").path
+        let journal = url.appendingPathComponent("pages/\(IDs.p1).journal").path
         // The app appends a frame after compaction read the journal, just before its removal.
         var result = try pkg.compact(entry, dropInvalidElements: false) {
             try! JournalWriter.append(Journal.addFrame(self.stroke("D")), toPath: journal)
@@ -409,7 +410,7 @@ final class PackageTests: XCTestCase {
         let entry = try XCTUnwrap(pkg.pages[0].entry)
         let before = try pkg.loadPage(entry).elements
         // Simulate a crash after the snapshot was written but before the journal was removed.
-        try AtomicFile.write(ContentWriter.snapshot(before), toPath: url.appendingPathComponent("pages/\(TestIDs.page1).content").path)
+        try AtomicFile.write(ContentWriter.snapshot(before), toPath: url.appendingPathComponent("pages/\(IDs.p1).content").path)
         let reloaded = try pkg.loadPage(entry)
         XCTAssertNotNil(reloaded.journal)
         XCTAssertEqual(reloaded.elements, before)
@@ -419,13 +420,13 @@ final class PackageTests: XCTestCase {
     }
 
     func testCompactionRefusesWhatWouldNotBeIdempotentOrWouldDropElements() throws {
-        let dir = try makeTemporaryDirectory(self)
-        let content = "pages/\(TestIDs.page1).content"
+        let dir = try temporaryDirectoryURL(removedAfter: self)
+        let content = "pages/\(IDs.p1).content"
         let url = try makePackage(in: dir, files: [
-            "document.json": bytes(documentJSON(pages: [pageEntryJSON(TestIDs.page1)])),
+            "document.json": bytes(documentJSON(pages: [pageEntryJSON(IDs.p1)])),
             // Two elements share id D: a delete removes the first now, the second on a re-run.
             content: ContentWriter.snapshot([stroke("D", x: 1), stroke("E"), stroke("D", x: 2)]),
-            "pages/\(TestIDs.page1).journal": Journal.deleteFrame(id: "D"),
+            "pages/\(IDs.p1).journal": Journal.deleteFrame(id: "D"),
         ])
         let pkg = try LNotePackage.open(at: url)
         let entry = try XCTUnwrap(pkg.pages[0].entry)
@@ -439,8 +440,8 @@ final class PackageTests: XCTestCase {
     }
 
     func testNewerFormatPackageIsRefusedAndUnchanged() throws {
-        let dir = try makeTemporaryDirectory(self)
-        let doc = bytes(documentJSON(pages: [pageEntryJSON(TestIDs.page1)], format: 2))
+        let dir = try temporaryDirectoryURL(removedAfter: self)
+        let doc = bytes(documentJSON(pages: [pageEntryJSON(IDs.p1)], format: 2))
         let url = try makePackage(in: dir, files: ["document.json": doc])
         XCTAssertEqual(error { _ = try LNotePackage.open(at: url) }?.kind, .newerFormat)
         XCTAssertEqual(try Data(contentsOf: url.appendingPathComponent("document.json")), Data(doc))

@@ -3,6 +3,7 @@
 import Foundation
 import XCTest
 @testable import LNoteFormat
+import LNoteTestSupport
 
 final class SampleTests: XCTestCase {
     func samplePackage(_ name: String) throws -> URL {
@@ -67,7 +68,7 @@ final class SampleTests: XCTestCase {
     }
 
     func testNotesCompactionOnACopyKeepsThePage() throws {
-        let copy = try makeTemporaryDirectory(self).appendingPathComponent("notes.lnote")
+        let copy = try temporaryDirectoryURL(removedAfter: self).appendingPathComponent("notes.lnote")
         try FileManager.default.copyItem(at: samplePackage("notes"), to: copy)
         // The samples are read-only; the copy must be writable.
         _ = try FileManager.default.subpathsOfDirectory(atPath: copy.path).map { sub in

@@ -4,6 +4,7 @@
 
 import XCTest
 @testable import LNoteFormat
+import LNoteTestSupport
 
 final class UnbuiltValueTests: XCTestCase {
     /// Malformed values, each placed where the parsers only validate or build by type.
@@ -28,7 +29,7 @@ final class UnbuiltValueTests: XCTestCase {
 
     func testContentValuesGetTheFullParsersErrors() {
         for v in malformed {
-            let image = #"{"type":"image","id":"I","asset":"\#(TestIDs.asset).jpg","frame":"#
+            let image = #"{"type":"image","id":"I","asset":"\#(IDs.asset).jpg","frame":"#
             // (An object as the file or as an element is read member by member instead; its
             // unknown members are skipped by `skipValue`, as they always were.)
             let asFileOrElement = v.hasPrefix("{") ? [] : [v, "{\"elements\":[\(v)]}"]
@@ -46,7 +47,7 @@ final class UnbuiltValueTests: XCTestCase {
 
     func testDocumentAndManifestGetTheFullParsersErrors() {
         for v in malformed {
-            let page = "{\"id\":\"\(TestIDs.page1)\",\"width\":1,\"height\":1"
+            let page = "{\"id\":\"\(IDs.p1)\",\"width\":1,\"height\":1"
             for text in [v, "{\"x\":\(v),\"pages\":[]}", "{\"pages\":\(v)}", "{\"pages\":[\(v)]}", "{\"format\":\(v)}",
                          "{\"pages\":[\(page),\"x\":\(v)}]}", "{\"pages\":[\(page),\"background\":\(v)}]}",
                          "{\"pages\":[\(page),\"background\":{\"color\":\(v)}}]}", "{\"pages\":[\(page),\"width\":\(v)}]}"] {
@@ -69,7 +70,7 @@ final class UnbuiltValueTests: XCTestCase {
             let c = try ContentParser.parse(bytes(contentJSON([element])), file: "p")
             return c.diagnostics.first.map { "[\($0.rule)] \($0.message)" }
         }
-        let image = #"{"type":"image","id":"I","asset":"\#(TestIDs.asset).jpg","frame":"#
+        let image = #"{"type":"image","id":"I","asset":"\#(IDs.asset).jpg","frame":"#
         XCTAssertEqual(try problem(image + "[1,2,3,4,5,6,7]}"), "[frame] frame is not an array of 4 integers")
         XCTAssertEqual(try problem(image + "[1,2,3]}"), "[frame] frame is not an array of 4 integers")
         XCTAssertEqual(try problem(image + "{\"x\":[1,2,3,4]}}"), "[frame] frame is not an array of 4 integers")
@@ -86,8 +87,8 @@ final class UnbuiltValueTests: XCTestCase {
     }
 
     func testDocumentReadsOnlyWhatItNeedsWithTheSameResults() throws {
-        let page = pageEntryJSON(TestIDs.page1, extra: ##","x":[1,{"y":2}],"background":{"color":"#FFFFFF","z":[3],"spacing":[40]}"##)
-        let text = #"{"a":{"b":[1,2]},"format":1,"id":"\#(TestIDs.doc)","title":"T","title":"U","pages":5,"pages":[\#(page),7]}"#
+        let page = pageEntryJSON(IDs.p1, extra: ##","x":[1,{"y":2}],"background":{"color":"#FFFFFF","z":[3],"spacing":[40]}"##)
+        let text = #"{"a":{"b":[1,2]},"format":1,"id":"\#(IDs.doc)","title":"T","title":"U","pages":5,"pages":[\#(page),7]}"#
         let d = try DocumentParser.parse(bytes(text))
         XCTAssertEqual(d.title, "U")
         XCTAssertEqual(d.pages.count, 2)

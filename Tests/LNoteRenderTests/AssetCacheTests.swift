@@ -5,6 +5,7 @@ import LNoteCodecs
 import LNoteFormat
 import LNoteRaster
 @testable import LNoteRender
+import LNoteTestSupport
 
 /// AssetCache: one decode per asset and decode size, shared by placements, pages, threads and
 /// kept within its budget; keyed by package too.
@@ -60,7 +61,7 @@ final class AssetCacheTests: XCTestCase {
     func held(_ w: Int, _ h: Int) -> Int { w * h * 4 + min(16 << 20, max(256 << 10, w * h * 2)) }
 
     func testOneDecodePerAssetAndSizeSharedByPlacementsAndThreads() throws {
-        let dir = try makeTemporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let p = try package(in: dir, assets: [jpg: solid(800, 600, 90), png: solid(300, 200, 200)])
         let cache = AssetCache()
@@ -86,7 +87,7 @@ final class AssetCacheTests: XCTestCase {
     }
 
     func testBudgetDropsLeastRecentlyUsedAndNeverHoldsMore() throws {
-        let dir = try makeTemporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let p = try package(in: dir, assets: [jpg: solid(400, 300, 90), png: solid(300, 200, 200)])
         // Room for the PNG (240,000 bytes + 256 KiB of resampled frames) or the JPEG (480,000 +
@@ -113,7 +114,7 @@ final class AssetCacheTests: XCTestCase {
     func testSameAssetNameInTwoPackagesIsTwoImages() throws {
         // A copied document keeps its assets' names: the cache must not hand one package's
         // picture to the other.
-        let dir = try makeTemporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let one = try package(in: dir + "/1", assets: [png: solid(4, 4, 10)])
         let two = try package(in: dir + "/2", assets: [png: solid(4, 4, 240)])
@@ -124,7 +125,7 @@ final class AssetCacheTests: XCTestCase {
     }
 
     func testAFrameIsResampledOnceAndDrawnAgainFromTheStore() throws {
-        let dir = try makeTemporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var pixels = [UInt8](repeating: 255, count: 300 * 200 * 4)
         for k in 0..<(300 * 200) { pixels[4 * k] = UInt8(k % 251); pixels[4 * k + 1] = UInt8((k / 300) % 256); pixels[4 * k + 3] = UInt8(k % 7 == 0 ? 0 : 200) }
@@ -159,7 +160,7 @@ final class AssetCacheTests: XCTestCase {
         // render() decodes and resamples a page's images on several threads before drawing
         // them in z-order (RasterBackend.prepareImages); the pixels must be those of a plain
         // draw, frame by frame, and the draw must have composited the prepared frames.
-        let dir = try makeTemporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Big enough that the thumbnail's frames fit their stores (half the image's own bytes).
         var photo = [UInt8](repeating: 255, count: 1600 * 1200 * 4)
@@ -193,7 +194,7 @@ final class AssetCacheTests: XCTestCase {
         // A tiny frame of a photo drawn large earlier on the page is box-averaged from the
         // large decode in a plain draw; prepared on threads it must be too, whatever the
         // scheduling (a DCT-scaled decode of its own would give other texels).
-        let dir = try makeTemporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var photo = [UInt8](repeating: 255, count: 1600 * 1200 * 4)
         for k in 0..<(1600 * 1200) { photo[4 * k] = UInt8((k % 1600) % 2 * 255); photo[4 * k + 1] = UInt8((k / 1600) % 256); photo[4 * k + 2] = UInt8((k * 13) % 255) }

@@ -137,7 +137,7 @@ final class ImageAreaAverageTests: XCTestCase {
     /// `expectScaled`: each JPEG must have been DCT-scaled (the case is about that path).
     func run(_ cases: [Case], enlarged: Bool = false, expectScaled: Bool = false, assets: AssetCache = AssetCache(),
              file: StaticString = #filePath, line: UInt = #line) throws {
-        let dir = try makeTemporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let made = try TestPackage.make(in: dir, pages: 1)
         try FileManager.default.createDirectory(atPath: made.path + "/assets", withIntermediateDirectories: true)

@@ -3,6 +3,7 @@ import LNoteCodecs
 import LNoteFormat
 import LNoteRender
 import XCTest
+import LNoteTestSupport
 
 /// The library's front door, as an app calls it.
 final class LNoteDocumentTests: XCTestCase {
@@ -25,7 +26,7 @@ final class LNoteDocumentTests: XCTestCase {
 
     func testVectorOutput() throws {
         let document = try LNoteDocument(path: Self.sample)
-        let dir = try makeTemporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // To a file, pages 3 and 2 in that order; to a sink, the same bytes, in more than one piece.
         let summary = try document.pdf(pages: [3, 2], to: .file(dir + "/out.pdf"))
@@ -100,9 +101,7 @@ final class LNoteDocumentTests: XCTestCase {
     }
 
     func testCheckAndRegenerate() throws {
-        let dir = NSTemporaryDirectory() + "lnote-doc-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory(removedAfter: self)
         let copy = dir + "/" + (Self.sample as NSString).lastPathComponent
         try FileManager.default.copyItem(atPath: Self.sample, toPath: copy)
         let before = try LNoteDocument(path: copy).check()

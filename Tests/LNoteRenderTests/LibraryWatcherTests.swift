@@ -2,13 +2,14 @@ import Foundation
 import LNoteFormat
 @testable import LNoteRender
 import XCTest
+import LNoteTestSupport
 
 final class LibraryWatcherTests: XCTestCase {
     /// Past `fs.inotify.max_user_watches`, inotify_add_watch fails with ENOSPC. The watcher says
     /// so, naming the limit and how to raise it, and still sees changes everywhere: by inotify
     /// in the packages it could watch, by polling in the others.
     func testAtTheWatchLimitItSaysSoAndPollsTheRest() throws {
-        let dir = try makeTemporaryDirectory(name)
+        let dir = try temporaryDirectory(name)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let packages = try (1...4).map { i in
             try TestPackage.make(in: dir, pages: 1, documentID: String(format: "8E1F6C2B-4C1D-4B7A-9A43-%012d", i))

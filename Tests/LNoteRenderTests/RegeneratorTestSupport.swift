@@ -74,10 +74,3 @@ struct TestPackage {
         return "\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec):\(st.st_ino)"
     }
 }
-
-/// A fresh temporary directory per test, removed afterwards.
-func makeTemporaryDirectory(_ name: String = #function) throws -> String {
-    let base = NSTemporaryDirectory() + "lnote-tests-\(getpid())-\(name.filter(\.isLetter))-\(UInt32.random(in: 0...UInt32.max))"
-    try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-    return base
-}

@@ -1,6 +1,7 @@
 import Foundation
 @testable import LNoteRender
 import XCTest
+import LNoteTestSupport
 
 final class ShardTests: XCTestCase {
     func testParseIsOneBased() throws {
@@ -47,16 +48,17 @@ final class ShardTests: XCTestCase {
     }
 
     func testThePartitionIsExactDeterministicAndBalancedByPages() {
-        var rng = SystemRandomNumberGenerator()
+        let seed = TestSeed()
+        var rng = seed.generator
         for trial in 0..<200 {
             let count = Int.random(in: 1...40, using: &rng)
             let docs = documents((0..<Int.random(in: 0...400, using: &rng)).map { _ in Int.random(in: 0...30, using: &rng) })
             let shards = ShardPartition.assign(docs, count: count)
-            XCTAssertTrue(shards.allSatisfy { (0..<count).contains($0) })
+            XCTAssertTrue(shards.allSatisfy { (0..<count).contains($0) }, "\(seed), trial \(trial)")
             // The same whatever order the documents are listed in.
             let shuffled = Array(zip(docs, shards)).shuffled(using: &rng)
             let again = ShardPartition.assign(shuffled.map(\.0), count: count)
-            if again != shuffled.map(\.1) { XCTFail("trial \(trial): another order gave another partition") }
+            if again != shuffled.map(\.1) { XCTFail("\(seed), trial \(trial): another order gave another partition") }
             // Within 2× of an even share, since no document here is larger than one.
             let total = docs.reduce(0) { $0 + $1.pages }
             let even = Double(total) / Double(count)
@@ -64,7 +66,7 @@ final class ShardTests: XCTestCase {
             var loads = Array(repeating: 0, count: count)
             for (doc, s) in zip(docs, shards) { loads[s] += doc.pages }
             for (s, load) in loads.enumerated() {
-                XCTAssertLessThanOrEqual(Double(load), 2 * even, "trial \(trial): shard \(s + 1) of \(count)")
+                XCTAssertLessThanOrEqual(Double(load), 2 * even, "\(seed), trial \(trial): shard \(s + 1) of \(count)")
             }
         }
     }

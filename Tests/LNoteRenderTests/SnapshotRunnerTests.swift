@@ -6,6 +6,7 @@ import XCTest
 
 #if canImport(FoundationXML)
 import FoundationXML
+import LNoteTestSupport
 #endif
 
 /// `SnapshotRunner`: every mode on a small fixture library (record, pass, an edited page, update,
@@ -16,7 +17,7 @@ final class SnapshotRunnerTests: XCTestCase {
     var goldens: String { dir + "/goldens" }
     var artifacts: String { dir + "/report" }
 
-    override func setUpWithError() throws { dir = try makeTemporaryDirectory(name) }
+    override func setUpWithError() throws { dir = try temporaryDirectory(name) }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     /// A library holding one three-page document at `library/trip/<id>.lnote`.

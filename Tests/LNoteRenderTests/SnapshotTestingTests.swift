@@ -3,6 +3,7 @@ import LNoteCodecs
 import LNoteRender
 import LNoteSnapshotTesting
 import XCTest
+import LNoteTestSupport
 
 /// The `LNoteSnapshotTesting` library as an app's XCTest tests use it (goldens committed in
 /// `__Snapshots__/SnapshotTestingTests/`), and what it does when a golden is missing, differs or
@@ -34,7 +35,7 @@ final class SnapshotTestingTests: XCTestCase {
     }
 
     func testMissingRecordedDifferingAndUpdatedGoldens() throws {
-        let dir = try makeTemporaryDirectory()
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let package = try TestPackage.make(in: dir, pages: 2)
         let document = try LNoteDocument(path: package.path)

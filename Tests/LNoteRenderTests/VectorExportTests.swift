@@ -20,6 +20,7 @@ import LNoteBitmap
 import LNoteFormat
 import LNoteRender
 import LNoteVector
+import LNoteTestSupport
 
 final class VectorExportTests: XCTestCase {
     static let dpi = 144
@@ -53,13 +54,6 @@ final class VectorExportTests: XCTestCase {
         return p.terminationStatus
     }
 
-    func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-vector-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        return dir
-    }
-
     func exportPDF(_ package: LNotePackage, to url: URL, pages: [Int]? = nil) throws {
         let exporter = PageExporter(package: package, settings: ExportSettings(format: .pdf, render: RenderOptions()))
         let outcome = exporter.exportPDF(pages: pages ?? Array(0..<package.pages.count), to: .file(url.path))
@@ -77,7 +71,7 @@ final class VectorExportTests: XCTestCase {
     /// against the PNG export, at 72 and 144 dpi (`VectorJudges.judgeDocument`).
     func checkDocument(_ packageURL: URL, name: String) throws {
         let package = try GoldenRender.open(packageURL)
-        let dir = try temporaryDirectory()
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         try VectorJudges.judgeDocument(package, pages: Array(0..<package.pages.count),
                                        names: Array(repeating: name, count: package.pages.count), dpis: [72, 144], in: dir)
     }
@@ -108,7 +102,7 @@ final class VectorExportTests: XCTestCase {
     /// 36.3 dB; notes p1: 34.2 and 27.0 dB; left out here to keep the suite short.)
     func testToleranceCatchesWrongConstructions() throws {
         let rsvg = try tool("rsvg-convert")
-        let dir = try temporaryDirectory()
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         // The images sample's page has all three: translucent pen, highlighter, images.
         let cases: [(URL, Int, String)] = [(try samplePackage("images"), 1, "images")]
         for (url, page, name) in cases {
@@ -169,7 +163,7 @@ final class VectorExportTests: XCTestCase {
 
     func testPDFStructure() throws {
         let package = try GoldenRender.open(try Self.features)
-        let dir = try temporaryDirectory()
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         let url = dir.appendingPathComponent("f.pdf")
         // Page 3 twice (its assets are shown on two pages of the file) plus every other page.
         let pages = Array(0..<package.pages.count) + [2]
@@ -220,7 +214,7 @@ final class VectorExportTests: XCTestCase {
 
     func testSVGIsWellFormedAndEmbedsEachAssetOnce() throws {
         let package = try GoldenRender.open(try Self.features)
-        let dir = try temporaryDirectory()
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         try exportSVG(package, to: dir)
         for index in 0..<package.pages.count {
             let url = dir.appendingPathComponent(PageExporter.fileName(forPage: index + 1, format: .svg))
@@ -241,7 +235,7 @@ final class VectorExportTests: XCTestCase {
     func testPDFToStandardOutputAndFailingPage() throws {
         // A selection with every page still gives one file; the size and info survive a second export.
         let package = try GoldenRender.open(try Self.features)
-        let dir = try temporaryDirectory()
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         let a = dir.appendingPathComponent("a.pdf"), b = dir.appendingPathComponent("b.pdf")
         try exportPDF(package, to: a, pages: [0])
         try exportPDF(package, to: b, pages: [0])

@@ -25,19 +25,13 @@ import LNoteBitmap
 import LNoteFormat
 import LNoteRaster
 import LNoteRender
+import LNoteTestSupport
 
 final class VectorViewerTests: XCTestCase {
-    func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnote-viewers-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        return dir
-    }
-
     // MARK: - The reduced soft-mask case
 
     func testSoftMaskedFillAppliesColourAlphaOnceInEveryPDFViewer() throws {
-        let dir = try temporaryDirectory()
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         let made = try TestPackage.make(in: dir.path, pages: 1)
         // One pencil stroke, black at colour alpha 0.6 (153), 30 pt radius: full pressure over
         // its first three quarters (factor 1), then falling to 0 (so the factors vary and the
@@ -104,7 +98,7 @@ final class VectorViewerTests: XCTestCase {
     /// A 16-bit RGB and a 16-bit grey PNG are embedded at 16 bits per component, their image
     /// data byte for byte, and every PDF viewer draws them as the PNG export does.
     func testSixteenBitPNGsAreEmbeddedAtSixteenBits() throws {
-        let dir = try temporaryDirectory()
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         let made = try TestPackage.make(in: dir.path, pages: 1)
         try FileManager.default.createDirectory(atPath: made.path + "/assets", withIntermediateDirectories: true)
         let rgb = Self.png16(width: 300, height: 200, type: 2), grey = Self.png16(width: 120, height: 90, type: 0)
@@ -144,7 +138,7 @@ final class VectorViewerTests: XCTestCase {
     /// on pages 1…5 and the information dictionary; MuPDF lists the same outline; each SVG
     /// carries the title and its page number.
     func testPagesFiveToNineKeepTheirNumbersAndBookmarks() throws {
-        let dir = try temporaryDirectory()
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         let made = try TestPackage.make(in: dir.path, pages: 10, title: "Field notes")
         let package = try LNotePackage.open(at: URL(fileURLWithPath: made.path))
         let pdf = dir.appendingPathComponent("five.pdf")
@@ -213,7 +207,7 @@ final class VectorViewerTests: XCTestCase {
     }
 
     func testStressPagesInEveryViewer() throws {
-        let dir = try temporaryDirectory()
+        let dir = try temporaryDirectoryURL(removedAfter: self)
         let package = try LNotePackage.open(at: URL(fileURLWithPath: try VectorStressPages.make(in: dir.path)))
         let names = VectorStressPages.pages.map(\.name)
         try VectorJudges.judgeDocument(package, pages: Array(0..<names.count), names: names,

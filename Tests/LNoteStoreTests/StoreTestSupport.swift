@@ -31,12 +31,6 @@ enum StorePaths {
     }
 }
 
-func makeStoreTemporaryDirectory(_ name: String = #function) throws -> String {
-    let base = NSTemporaryDirectory() + "lnote-store-\(getpid())-\(name.filter(\.isLetter))-\(UInt32.random(in: 0...UInt32.max))"
-    try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-    return base
-}
-
 /// A package written from raw text: document.json with one entry per page, each page's content
 /// file as given.
 struct RawPackage {

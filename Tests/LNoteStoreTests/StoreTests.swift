@@ -3,10 +3,11 @@ import LNoteFormat
 import LNoteRender
 import LNoteStore
 import XCTest
+import LNoteTestSupport
 
 final class StoreRoundTripTests: XCTestCase {
     var dir = ""
-    override func setUpWithError() throws { dir = try makeStoreTemporaryDirectory(name) }
+    override func setUpWithError() throws { dir = try temporaryDirectory(name) }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     func testFeatureFixtureRoundTripsToIdenticalPixels() throws {
@@ -282,7 +283,8 @@ final class SampleBlobTests: XCTestCase {
                 points += [x, 0 &- x &- 1, r, p, x]
             }
         }
-        var rng = SystemRandomNumberGenerator()
+        let seed = TestSeed()
+        var rng = seed.generator
         for _ in 0..<10_000 {
             points += [Int32.random(in: .min ... .max, using: &rng), Int32.random(in: .min ... .max, using: &rng),
                        Int32.random(in: 0...100_000, using: &rng), Int32.random(in: 0...1000, using: &rng),
@@ -290,7 +292,7 @@ final class SampleBlobTests: XCTestCase {
         }
         let blob = SampleBlob.encode(points)
         XCTAssertEqual(blob.count, points.count / 5 * 16)
-        XCTAssertEqual(try SampleBlob.decode(blob), points)
+        XCTAssertEqual(try SampleBlob.decode(blob), points, "\(seed)")
         XCTAssertEqual(try SampleBlob.decode([]), [])
         // Little-endian, in the documented places.
         XCTAssertEqual(SampleBlob.encode([1, -2, 100_000, 1000, 0x0102_0304]),
@@ -315,13 +317,43 @@ final class SampleBlobTests: XCTestCase {
         XCTAssertEqual(SHA256.hex([UInt8](repeating: 0x61, count: 1_000_000)),
                        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
+
+    /// The `sha256sum` command (coreutils) agrees on random inputs around the block boundaries
+    /// (55, 56, 63, 64 bytes: where the padding takes one block or two) and a larger one.
+    func testSHA256AgreesWithSha256sum() throws {
+        guard let tool = ["/usr/bin/sha256sum", "/bin/sha256sum"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            throw XCTSkip("sha256sum is not installed")
+        }
+        let dir = try temporaryDirectory(removedAfter: self)
+        let seed = TestSeed()
+        var rng = seed.generator
+        var paths: [String] = []
+        var expected: [String] = []
+        for (i, n) in [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000, 300_007].enumerated() {
+            let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let path = dir + "/input-\(i)"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+            expected.append("\(SHA256.hex(bytes))  \(path)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = paths
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init), expected, "\(seed)")
+    }
 }
 
 /// The database is input too: a damaged or hostile row is an error naming it, never a path
 /// outside the output directory or a different element.
 final class HostileStoreTests: XCTestCase {
     var dir = ""
-    override func setUpWithError() throws { dir = try makeStoreTemporaryDirectory(name) }
+    override func setUpWithError() throws { dir = try temporaryDirectory(name) }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     func restoreAfter(_ sql: String) throws -> RestoreReport {

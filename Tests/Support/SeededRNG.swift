@@ -1,3 +1,5 @@
+import Foundation
+
 /// SplitMix64: a tiny seeded generator, so that every randomized test is reproducible. The one
 /// copy for all test targets (`LNoteTestSupport`).
 public struct SeededRNG: RandomNumberGenerator {
@@ -18,4 +20,24 @@ public struct SeededRNG: RandomNumberGenerator {
 
     /// Uniform in [a, b).
     public mutating func range(_ a: Double, _ b: Double) -> Double { a + (b - a) * unit() }
+}
+
+/// The seed of a randomized test: `LNOTE_TEST_SEED` when set (to replay a failure), else a fresh
+/// one. `description` is what a failure message carries, so every failure can be reproduced.
+public struct TestSeed: CustomStringConvertible, Sendable {
+    public let value: UInt64
+
+    public init() {
+        if let text = ProcessInfo.processInfo.environment["LNOTE_TEST_SEED"], let v = UInt64(text) {
+            value = v
+        } else {
+            var system = SystemRandomNumberGenerator()
+            value = system.next()
+        }
+    }
+
+    /// A generator started from this seed.
+    public var generator: SeededRNG { SeededRNG(seed: value) }
+
+    public var description: String { "seed \(value) (rerun with LNOTE_TEST_SEED=\(value))" }
 }

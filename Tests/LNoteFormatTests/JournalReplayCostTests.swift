@@ -5,6 +5,7 @@
 import Foundation
 import XCTest
 @testable import LNoteFormat
+import LNoteTestSupport
 
 final class JournalReplayCostTests: XCTestCase {
     func element(_ id: String?, _ n: Int = 0) -> Element {
@@ -63,9 +64,10 @@ final class JournalReplayCostTests: XCTestCase {
     }
 
     func testReplayMatchesTheRulesOnRandomJournals() throws {
-        var rng = SystemRandomNumberGenerator()
+        let seed = TestSeed()
+        var rng = seed.generator
         let ids: [String?] = ["a", "A", "b", "B", "c", nil, "d", "ab"]
-        for _ in 0..<300 {
+        for trial in 0..<300 {
             let snapshot = (0..<Int.random(in: 0...6, using: &rng)).map { element(ids.randomElement(using: &rng)!, $0) }
             var frames: [(JournalFrameType, Element?, String)] = []
             var journal: [UInt8] = []
@@ -84,8 +86,8 @@ final class JournalReplayCostTests: XCTestCase {
             var elements = snapshot
             let report = try Journal.replay(journal, onto: &elements, file: "p")
             let (expected, effects) = reference(frames, onto: snapshot)
-            XCTAssertEqual(elements, expected)
-            XCTAssertEqual(report.applied.map(\.effect), effects)
+            XCTAssertEqual(elements, expected, "\(seed), trial \(trial)")
+            XCTAssertEqual(report.applied.map(\.effect), effects, "\(seed), trial \(trial)")
         }
     }
 

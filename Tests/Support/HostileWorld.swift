@@ -1,52 +1,17 @@
 // Support for the hostile-package tests: a temporary "world" holding one package, a sibling
-// directory (what a symbolic link inside the package points at) and an export directory; the
-// CLI run in-process with a capturing console; and byte-exact snapshots of every file, so each
-// test can say exactly what a command was allowed to change.
+// directory (what a symbolic link inside the package points at) and an export directory;
+// byte-exact snapshots of every file, so each test can say exactly what a command was allowed
+// to change; and the peak RSS a piece of code raised.
 
 import Foundation
 import Glibc
 import XCTest
 import LNoteBitmap
 import LNoteCodecs
-@testable import LNoteCLI
-@testable import LNoteFormat
-
-enum IDs {
-    static let doc = "8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10"
-    static let p1 = "C0A80101-0000-4000-8000-00000000A001"
-    static let p2 = "C0A80101-0000-4000-8000-00000000A002"
-    static let p3 = "C0A80101-0000-4000-8000-00000000A003"
-    static let asset = "69F31B2D-64EE-43C0-AB44-5CCAA473175D"
-    static let asset2 = "69F31B2D-64EE-43C0-AB44-5CCAA4731752"
-}
-
-/// What `lnote-render` printed and returned.
-struct CLIResult {
-    var status: Int32
-    var out: String
-    var err: String
-    var all: String { out + err }
-}
-
-/// Collects console output from any thread.
-final class Capture: @unchecked Sendable {
-    private var out = "", err = ""
-    private let lock = NSLock()
-    func appendOut(_ s: String) { lock.lock(); out += s; lock.unlock() }
-    func appendErr(_ s: String) { lock.lock(); err += s; lock.unlock() }
-    var text: (String, String) { lock.lock(); defer { lock.unlock() }; return (out, err) }
-}
-
-func runCLI(_ arguments: [String]) -> CLIResult {
-    let capture = Capture()
-    let console = Console(out: { capture.appendOut($0) }, err: { capture.appendErr($0) })
-    let status = LNoteTool.run(arguments, console: console)
-    let (out, err) = capture.text
-    return CLIResult(status: status, out: out, err: err)
-}
+import LNoteFormat
 
 /// One entry of a tree snapshot: what lstat sees, and a regular file's bytes.
-enum TreeEntry: Equatable, CustomStringConvertible {
+public enum TreeEntry: Equatable, CustomStringConvertible {
     case file([UInt8])
     /// A file too big to compare byte by byte (the sparse-file tests): its size and mtime.
     case largeFile(size: Int, modified: Int)
@@ -54,7 +19,7 @@ enum TreeEntry: Equatable, CustomStringConvertible {
     case link(String)
     case other
 
-    var description: String {
+    public var description: String {
         switch self {
         case .file(let b): return "file(\(b.count) bytes)"
         case .largeFile(let size, _): return "large file(\(size) bytes)"
@@ -66,7 +31,7 @@ enum TreeEntry: Equatable, CustomStringConvertible {
 }
 
 /// Every path under `root` (relative), never following a symbolic link.
-func snapshotTree(_ root: String, skipping skipped: Set<String> = []) -> [String: TreeEntry] {
+public func snapshotTree(_ root: String, skipping skipped: Set<String> = []) -> [String: TreeEntry] {
     var result: [String: TreeEntry] = [:]
     func walk(_ relative: String) {
         let path = relative.isEmpty ? root : root + "/" + relative
@@ -97,7 +62,7 @@ func snapshotTree(_ root: String, skipping skipped: Set<String> = []) -> [String
 }
 
 /// The differences between two snapshots: path → (before, after), nil meaning absent.
-func treeChanges(_ before: [String: TreeEntry], _ after: [String: TreeEntry]) -> [String: (TreeEntry?, TreeEntry?)] {
+public func treeChanges(_ before: [String: TreeEntry], _ after: [String: TreeEntry]) -> [String: (TreeEntry?, TreeEntry?)] {
     var changes: [String: (TreeEntry?, TreeEntry?)] = [:]
     for key in Set(before.keys).union(after.keys) where before[key] != after[key] {
         changes[key] = (before[key], after[key])
@@ -107,15 +72,15 @@ func treeChanges(_ before: [String: TreeEntry], _ after: [String: TreeEntry]) ->
 
 /// A temporary directory holding `<DOC>.lnote`, `sibling/` (outside the package, a target for
 /// hostile links) and `export/` (the export output, outside both).
-final class HostileWorld {
-    let root: String
-    let package: String
-    let sibling: String
-    let exportDir: String
-    static let packageName = "\(IDs.doc).lnote"
+public final class HostileWorld {
+    public let root: String
+    public let package: String
+    public let sibling: String
+    public let exportDir: String
+    public static let packageName = "\(IDs.doc).lnote"
 
-    init(_ test: XCTestCase, file: StaticString = #filePath, line: UInt = #line) throws {
-        let base = NSTemporaryDirectory() + "lnote-hostile-" + UUID().uuidString
+    public init(_ test: XCTestCase, file: StaticString = #filePath, line: UInt = #line) throws {
+        let base = try temporaryDirectory("hostile", removedAfter: test)
         root = base
         package = base + "/" + HostileWorld.packageName
         sibling = base + "/sibling"
@@ -133,50 +98,49 @@ final class HostileWorld {
         try write(sibling + "/assets/\(IDs.asset).png", HostileImages.smallPNG)
         try write(sibling + "/thumbnails/\(IDs.p1).jpg", HostileImages.smallJPEG)
         try write(sibling + "/manifest.json", Array("{}".utf8))
-        test.addTeardownBlock { [root] in try? FileManager.default.removeItem(atPath: root) }
     }
 
     // MARK: building the package
 
-    func write(_ absolute: String, _ bytes: [UInt8]) throws {
+    public func write(_ absolute: String, _ bytes: [UInt8]) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: absolute))
     }
 
     /// Writes a file of the package (relative path).
-    func put(_ relative: String, _ bytes: [UInt8]) throws {
+    public func put(_ relative: String, _ bytes: [UInt8]) throws {
         let path = package + "/" + relative
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
         try write(path, bytes)
     }
 
-    func put(_ relative: String, _ text: String) throws { try put(relative, Array(text.utf8)) }
+    public func put(_ relative: String, _ text: String) throws { try put(relative, Array(text.utf8)) }
 
-    func remove(_ relative: String) throws { try FileManager.default.removeItem(atPath: package + "/" + relative) }
+    public func remove(_ relative: String) throws { try FileManager.default.removeItem(atPath: package + "/" + relative) }
 
     /// Makes `relative` inside the package a symbolic link to `target` (absolute or relative).
-    func link(_ relative: String, to target: String) throws {
+    public func link(_ relative: String, to target: String) throws {
         let path = package + "/" + relative
         try? FileManager.default.removeItem(atPath: path)
         guard symlink(target, path) == 0 else { throw NSError(domain: "symlink", code: Int(errno)) }
     }
 
     /// A sparse file of `size` bytes: it uses no disk, but claims to be huge.
-    func sparse(_ relative: String, size: Int) throws {
+    public func sparse(_ relative: String, size: Int) throws {
         let path = package + "/" + relative
         try? FileManager.default.removeItem(atPath: path)
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         guard truncate(path, off_t(size)) == 0 else { throw NSError(domain: "truncate", code: Int(errno)) }
     }
 
-    func fifo(_ relative: String) throws {
+    public func fifo(_ relative: String) throws {
         let path = package + "/" + relative
         try? FileManager.default.removeItem(atPath: path)
         guard mkfifo(path, 0o644) == 0 else { throw NSError(domain: "mkfifo", code: Int(errno)) }
     }
 
     /// A normal two-page document: page 1 with a stroke and an image, page 2 with a stroke.
-    func makeValid(pages: [(String, Int, Int)] = [(IDs.p1, 1000, 800), (IDs.p2, 1000, 800)]) throws {
+    public func makeValid(pages: [(String, Int, Int)] = [(IDs.p1, 1000, 800), (IDs.p2, 1000, 800)]) throws {
         try put("document.json", Self.documentJSON(pages))
         for (i, page) in pages.enumerated() {
             var elements = [Self.stroke("S\(i)")]
@@ -188,33 +152,33 @@ final class HostileWorld {
 
     // MARK: JSON builders
 
-    static func documentJSON(_ pages: [(String, Int, Int)], format: Int = 1) -> String {
+    public static func documentJSON(_ pages: [(String, Int, Int)], format: Int = 1) -> String {
         let entries = pages.map { "{\"id\":\"\($0.0)\",\"width\":\($0.1),\"height\":\($0.2)}" }
         return documentJSON(rawPages: entries, format: format)
     }
 
-    static func documentJSON(rawPages: [String], format: Int = 1) -> String {
+    public static func documentJSON(rawPages: [String], format: Int = 1) -> String {
         """
         {"format":\(format),"id":"\(IDs.doc)","title":"Hostile","createdAt":"2026-11-20T09:14:03Z",
          "modifiedAt":"2026-11-29T10:00:00Z","pages":[\(rawPages.joined(separator: ","))]}
         """
     }
 
-    static func content(_ elements: [String], format: Int? = 1) -> String {
+    public static func content(_ elements: [String], format: Int? = 1) -> String {
         let f = format.map { "\"format\":\($0)," } ?? ""
         return "{\(f)\"elements\":[\n" + elements.joined(separator: ",\n") + "\n]}\n"
     }
 
-    static func stroke(_ id: String, points: String = "100,100,20,500,0, 600,500,30,700,16", tool: String = "pen",
+    public static func stroke(_ id: String, points: String = "100,100,20,500,0, 600,500,30,700,16", tool: String = "pen",
                        color: String = "#1A1A1A") -> String {
         "{\"type\":\"stroke\",\"id\":\"\(id)\",\"tool\":\"\(tool)\",\"color\":\"\(color)\",\"points\":[\(points)]}"
     }
 
-    static func image(_ id: String, asset: String, frame: String = "100,100,400,300") -> String {
+    public static func image(_ id: String, asset: String, frame: String = "100,100,400,300") -> String {
         "{\"type\":\"image\",\"id\":\"\(id)\",\"asset\":\(jsonString(asset)),\"frame\":[\(frame)]}"
     }
 
-    static func jsonString(_ s: String) -> String {
+    public static func jsonString(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {
@@ -230,22 +194,22 @@ final class HostileWorld {
     // MARK: snapshots
 
     /// Everything in the world except the export directory.
-    func snapshot() -> [String: TreeEntry] { snapshotTree(root, skipping: ["export"]) }
+    public func snapshot() -> [String: TreeEntry] { snapshotTree(root, skipping: ["export"]) }
 
-    var packagePrefix: String { Self.packageName + "/" }
+    public var packagePrefix: String { Self.packageName + "/" }
 }
 
 /// Tiny images, made with the project's own encoders so no binary file is needed.
-enum HostileImages {
-    static let smallPNG: [UInt8] = pngFile(width: 4, height: 3)
-    static let smallJPEG: [UInt8] = {
+public enum HostileImages {
+    public static let smallPNG: [UInt8] = pngFile(width: 4, height: 3)
+    public static let smallJPEG: [UInt8] = {
         // An 8×8 baseline JPEG, written with the project's encoder.
         let bitmap = Bitmap(width: 8, height: 8, fill: 200, isPremultiplied: true)
         return (try? JPEGEncoder.encode(bitmap, quality: 80)) ?? []
     }()
 
     /// A valid RGB PNG of `width` × `height` with stored (uncompressed) deflate blocks.
-    static func pngFile(width: Int, height: Int) -> [UInt8] {
+    public static func pngFile(width: Int, height: Int) -> [UInt8] {
         var raw: [UInt8] = []
         for y in 0..<height {
             raw.append(0)
@@ -257,14 +221,14 @@ enum HostileImages {
 
     /// A PNG whose IHDR claims `width` × `height`, followed by a tiny (bogus) IDAT: the header
     /// reader stops at the IDAT, so the claimed size is all a decoder learns before deciding.
-    static func pngBomb(width: UInt32, height: UInt32) -> [UInt8] {
+    public static func pngBomb(width: UInt32, height: UInt32) -> [UInt8] {
         pngSignature + chunk("IHDR", be32(width) + be32(height) + [8, 6, 0, 0, 0])
             + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00]) + chunk("IEND", [])
     }
 
     /// A JPEG whose SOF0 claims `width` × `height` (one 8-bit component), then SOS and EOI:
     /// enough for libjpeg's header reader, nothing to decode.
-    static func jpegBomb(width: UInt16, height: UInt16) -> [UInt8] {
+    public static func jpegBomb(width: UInt16, height: UInt16) -> [UInt8] {
         var out: [UInt8] = [0xFF, 0xD8]
         out += [0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 1, count: 64)   // DQT
         out += [0xFF, 0xC0, 0x00, 0x0B, 0x08, UInt8(height >> 8), UInt8(height & 255),
@@ -274,11 +238,11 @@ enum HostileImages {
         return out
     }
 
-    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    public static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 255), UInt8((v >> 8) & 255), UInt8(v & 255)] }
+    public static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 255), UInt8((v >> 8) & 255), UInt8(v & 255)] }
 
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+    public static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var c: UInt32 = 0xFFFF_FFFF
         for b in bytes {
             c ^= UInt32(b)
@@ -287,12 +251,12 @@ enum HostileImages {
         return ~c
     }
 
-    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    public static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let body = Array(type.utf8) + data
         return be32(UInt32(data.count)) + body + be32(crc32(body))
     }
 
-    static func zlibStored(_ raw: [UInt8]) -> [UInt8] {
+    public static func zlibStored(_ raw: [UInt8]) -> [UInt8] {
         precondition(raw.count < 65535)
         var a: UInt32 = 1, b: UInt32 = 0
         for byte in raw { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
@@ -303,7 +267,7 @@ enum HostileImages {
 
 /// Peak resident set size of this process in bytes: since the last `resetPeakRSS()` (VmHWM),
 /// or since it started where /proc is missing (getrusage reports KiB on Linux).
-func peakRSS() -> Int {
+public func peakRSS() -> Int {
     if let kilobytes = procStatus("VmHWM") { return kilobytes * 1024 }
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -322,7 +286,7 @@ private func procStatus(_ name: String) -> Int? {
 /// Lowers the peak RSS (VmHWM) to the current RSS: Linux resets it when a process writes 5 to
 /// its /proc/self/clear_refs. False where that is not allowed.
 @discardableResult
-func resetPeakRSS() -> Bool {
+public func resetPeakRSS() -> Bool {
     let fd = open("/proc/self/clear_refs", O_WRONLY)
     guard fd >= 0 else { return false }
     defer { close(fd) }
@@ -333,79 +297,11 @@ func resetPeakRSS() -> Bool {
 /// process's peak RSS. The peak is reset first where Linux allows it, so an earlier test's larger
 /// allocation cannot hide this one's; elsewhere a large allocation raises the peak only when no
 /// earlier one was larger still, so tests that use this keep their own data small.
-func measured<T>(_ body: () throws -> T) rethrows -> (value: T, seconds: Double, peakGrowth: Int) {
+public func measured<T>(_ body: () throws -> T) rethrows -> (value: T, seconds: Double, peakGrowth: Int) {
     resetPeakRSS()
     let before = peakRSS()
     let start = DispatchTime.now().uptimeNanoseconds
     let value = try body()
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     return (value, seconds, peakRSS() - before)
-}
-
-// MARK: - The real executable, with an address-space limit
-
-/// What a child process did: exit status (or 128 + signal), output, peak RSS, wall time.
-struct ChildResult {
-    var status: Int32
-    var signaled: Bool
-    var out: String
-    var err: String
-    var maxRSS: Int
-    var seconds: Double
-    var all: String { out + err }
-}
-
-/// The `lnote-render` executable built next to the test bundle, if there is one.
-func toolExecutable() -> String? {
-    let candidates = [CommandLine.arguments.first, Bundle.main.executablePath].compactMap { $0 }
-    for c in candidates {
-        var dir = URL(fileURLWithPath: c).deletingLastPathComponent()
-        if dir.lastPathComponent == "MacOS" { dir = dir.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
-        let path = dir.appendingPathComponent("lnote-render").path
-        if FileIO.kind(atPath: path) == .regular { return path }
-    }
-    return nil
-}
-
-/// Whether address-space limits can be used (sanitizer runtimes reserve terabytes of it).
-var addressSpaceLimitsUsable: Bool { ProcessInfo.processInfo.environment["LNOTE_NO_ADDRESS_LIMIT"] == nil }
-
-/// Runs `lnote-render` with `arguments` in a child whose address space is limited to
-/// `addressSpaceMB` (so an allocation the limits should have prevented kills it), and reports
-/// its own peak RSS. (Not wait4's ru_maxrss: posix_spawn's child shares this process's memory
-/// until it execs, and Linux keeps that high-water mark across exec. /proc's VmHWM belongs to
-/// the executable's own address space; it is polled until the child exits.)
-func runTool(_ arguments: [String], addressSpaceMB: Int) throws -> ChildResult {
-    guard let tool = toolExecutable() else { throw XCTSkip("the lnote-render executable is not built next to the tests") }
-    let dir = NSTemporaryDirectory() + "lnote-child-" + UUID().uuidString
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    let limit = addressSpaceLimitsUsable ? "ulimit -v \(addressSpaceMB * 1024); " : ""
-    let argv = ["/bin/sh", "-c", limit + "exec \"$0\" \"$@\" >'\(dir)/out' 2>'\(dir)/err'", tool] + arguments
-    var cArgs = argv.map { strdup($0) } + [nil]
-    defer { for p in cArgs { free(p) } }
-    var pid: pid_t = 0
-    let start = DispatchTime.now().uptimeNanoseconds
-    let rc = posix_spawn(&pid, "/bin/sh", nil, nil, &cArgs, environ)
-    guard rc == 0 else { throw NSError(domain: "posix_spawn", code: Int(rc)) }
-    var status: Int32 = 0
-    var peak = 0
-    while true {
-        let r = waitpid(pid, &status, WNOHANG)
-        if r == pid || (r < 0 && errno != EINTR) { break }
-        // Only once the child is the tool: before its exec, a posix_spawn child shares this
-        // process's memory, and its VmHWM is this (large) test process's.
-        if let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8), comm.hasPrefix("lnote-render"),
-           let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-           let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-           let kb = Int(line.split(separator: " ").dropFirst().first ?? "") {
-            peak = max(peak, kb * 1024)
-        }
-        usleep(10_000)
-    }
-    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    let read = { (name: String) in (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? "" }
-    let signaled = (status & 0x7F) != 0
-    let code = signaled ? 128 + (status & 0x7F) : (status >> 8) & 0xFF
-    return ChildResult(status: code, signaled: signaled, out: read("out"), err: read("err"), maxRSS: peak, seconds: seconds)
 }

@@ -6,6 +6,7 @@
 import Foundation
 import XCTest
 @testable import LNoteFormat
+import LNoteTestSupport
 
 final class ParserMemoryTests: XCTestCase {
     /// `[0,0,…]` of about `megabytes` MB.

@@ -1,23 +1,14 @@
-// Runs every file of Tests/Hostile/ through its parser with the fuzz targets' invariants
+// Runs every file of Tests/Hostile/ (but image/, run by LNoteRenderTests' HostileImageCorpusTests) through its parser with the fuzz targets' invariants
 // (tools/fuzz/*.swift): nothing traps, and what is accepted obeys the rules the renderer and
 // compaction rely on. Crashers found by fuzzing are added there as regression inputs.
 
 import Foundation
 import XCTest
-import LNoteCodecs
-import LNoteRender
+import LNoteTestSupport
 @testable import LNoteFormat
 
 final class HostileCorpusTests: XCTestCase {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Hostile")
-
-    func files(_ kind: String) throws -> [(String, [UInt8])] {
-        let dir = Self.root.appendingPathComponent(kind)
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-        XCTAssertFalse(names.isEmpty, "no inputs in \(dir.path)")
-        return try names.map { ($0, Array(try Data(contentsOf: dir.appendingPathComponent($0)))) }
-    }
+    func files(_ kind: String) throws -> [(String, [UInt8])] { try HostileCorpus.files(kind) }
 
     func testContentInputs() throws {
         for (name, bytes) in try files("content") {
@@ -107,36 +98,5 @@ final class HostileCorpusTests: XCTestCase {
         XCTAssertEqual(escaping.pages.map { $0.error?.rule ?? "valid" },
                        ["page-id", "page-id", "page-id", "valid", "page-duplicate-id"])
         XCTAssertNil(escaping.id)
-    }
-
-    func testImageInputs() throws {
-        for (name, bytes) in try files("image") {
-            for limit in [AssetCache.maxAssetPixels, 1 << 20] {
-                for target: (width: Int, height: Int)? in [nil, (1, 1), (300, 200)] {
-                    let started = Date()
-                    do {
-                        let bitmap = try ImageDecoder.decode(bytes, maxPixels: limit, targetSize: target)
-                        XCTAssertEqual(bitmap.pixels.count, bitmap.width * bitmap.height * 4, name)
-                        XCTAssertLessThanOrEqual(bitmap.width * bitmap.height, limit, name)
-                    } catch {
-                        if error.kind == .tooLarge, let info = try? ImageDecoder.probe(bytes) {
-                            XCTAssertGreaterThan(info.width * info.height, limit, name)
-                        }
-                    }
-                    XCTAssertLessThan(Date().timeIntervalSince(started), 1, name)
-                }
-            }
-            _ = JPEGCodec.readComment(bytes)
-        }
-        // Over libjpeg's own maximum dimension (65500): refused by its header reader.
-        XCTAssertThrowsError(try ImageDecoder.decode(try files("image").first { $0.0 == "jpeg-sof-65535x65535.jpg" }!.1)) { error in
-            XCTAssertEqual((error as? CodecError)?.kind, .invalidData)
-        }
-        for bomb in ["png-ihdr-60000x60000.png", "png-ihdr-10001x10000.png", "jpeg-sof-65000x65000.jpg"] {
-            let bytes = try files("image").first { $0.0 == bomb }!.1
-            XCTAssertThrowsError(try ImageDecoder.decode(bytes, maxPixels: AssetCache.maxAssetPixels)) { error in
-                XCTAssertEqual((error as? CodecError)?.kind, .tooLarge, bomb)
-            }
-        }
     }
 }
