@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
         .testTarget(name: "LNoteVectorTests", dependencies: ["LNoteVector", "LNoteRender", "LNoteShape", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
         .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteVector", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
-                                                             "CJPEG", "CZlib", "LNoteTestSupport", "LNoteSnapshotTesting"],
+                                                             "CZlib", "LNoteTestSupport", "LNoteSnapshotTesting"],
                     exclude: ["__Snapshots__"]),
         .testTarget(name: "LNoteCLITests", dependencies: ["LNoteCLI", "LNoteRender", "LNoteShape", "LNoteRaster", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "LNoteStore",
                                                           "LNoteTestSupport"]),

@@ -80,9 +80,10 @@ static void dest_term(j_compress_ptr cinfo) {
     d->buffer.size = d->buffer.capacity - d->pub.free_in_buffer;
 }
 
-int lnc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
-                    int quality, int dots_per_inch, const uint8_t *comment, size_t comment_length,
-                    uint8_t **out, size_t *out_size, char *msg, size_t msg_capacity) {
+// Both encoders: YCbCr 4:2:0, or one grey component (libjpeg-turbo's RGB -> Y conversion).
+static int jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
+                       int quality, int dots_per_inch, const uint8_t *comment, size_t comment_length,
+                       int grayscale, uint8_t **out, size_t *out_size, char *msg, size_t msg_capacity) {
     *out = NULL;
     *out_size = 0;
     if (rgba == NULL || width == 0 || height == 0 || stride < (size_t)width * 4 ||
@@ -118,12 +119,15 @@ int lnc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t
     cinfo.input_components = 4;
     cinfo.in_color_space = JCS_EXT_RGBX;  // libjpeg-turbo reads RGBA rows directly, skipping the 4th byte
     jpeg_set_defaults(&cinfo);
+    if (grayscale) jpeg_set_colorspace(&cinfo, JCS_GRAYSCALE);
     jpeg_set_quality(&cinfo, quality, TRUE);
-    // 4:2:0: luma 2x2, both chroma components 1x1 (jpeg_set_defaults does this; be explicit).
-    cinfo.comp_info[0].h_samp_factor = 2;
-    cinfo.comp_info[0].v_samp_factor = 2;
-    cinfo.comp_info[1].h_samp_factor = cinfo.comp_info[1].v_samp_factor = 1;
-    cinfo.comp_info[2].h_samp_factor = cinfo.comp_info[2].v_samp_factor = 1;
+    if (!grayscale) {
+        // 4:2:0: luma 2x2, both chroma components 1x1 (jpeg_set_defaults does this; be explicit).
+        cinfo.comp_info[0].h_samp_factor = 2;
+        cinfo.comp_info[0].v_samp_factor = 2;
+        cinfo.comp_info[1].h_samp_factor = cinfo.comp_info[1].v_samp_factor = 1;
+        cinfo.comp_info[2].h_samp_factor = cinfo.comp_info[2].v_samp_factor = 1;
+    }
     cinfo.write_JFIF_header = TRUE;
     cinfo.density_unit = 1;  // dots per inch
     cinfo.X_density = cinfo.Y_density = (UINT16)dots_per_inch;
@@ -144,6 +148,18 @@ int lnc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t
     *out = dest.buffer.data;
     *out_size = dest.buffer.size;
     return LNC_OK;
+}
+
+int lnc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
+                    int quality, int dots_per_inch, const uint8_t *comment, size_t comment_length,
+                    uint8_t **out, size_t *out_size, char *msg, size_t msg_capacity) {
+    return jpeg_encode(rgba, width, height, stride, quality, dots_per_inch, comment, comment_length, 0,
+                       out, out_size, msg, msg_capacity);
+}
+
+int lnc_jpeg_encode_gray(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
+                         int quality, int dots_per_inch, uint8_t **out, size_t *out_size, char *msg, size_t msg_capacity) {
+    return jpeg_encode(rgba, width, height, stride, quality, dots_per_inch, NULL, 0, 1, out, out_size, msg, msg_capacity);
 }
 
 // MARK: In-memory source

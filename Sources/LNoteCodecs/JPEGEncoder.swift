@@ -50,4 +50,25 @@ public enum JPEGEncoder {
         }
         return takeShimBuffer(out, outSize)
     }
+
+    /// Encodes `bitmap` as a baseline one-component (greyscale) JPEG of each pixel's luma (a
+    /// grey pixel's value exactly), with a JFIF header giving `pixelsPerInch`. As `encode`, the
+    /// alpha channel is not written.
+    public static func encodeGreyscale(_ bitmap: Bitmap, quality: Int = 80, pixelsPerInch: Int = 72) throws(CodecError) -> [UInt8] {
+        guard (1...100).contains(quality) else {
+            throw CodecError(.invalidArgument, "JPEG encode: quality \(quality) is not 1-100")
+        }
+        guard (1...65535).contains(pixelsPerInch) else {
+            throw CodecError(.invalidArgument, "JPEG encode: \(pixelsPerInch) pixels per inch does not fit JFIF")
+        }
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var outSize = 0
+        try bitmap.pixels.withUnsafeBufferPointer { (pixels) throws(CodecError) in
+            try shimCall("JPEG encode") { msg, cap in
+                lnc_jpeg_encode_gray(pixels.baseAddress, UInt32(bitmap.width), UInt32(bitmap.height), bitmap.bytesPerRow,
+                                     Int32(quality), Int32(pixelsPerInch), &out, &outSize, msg, cap)
+            }
+        }
+        return takeShimBuffer(out, outSize)
+    }
 }

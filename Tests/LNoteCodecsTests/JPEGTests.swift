@@ -30,6 +30,23 @@ final class JPEGTests: XCTestCase {
         XCTAssertEqual(try ImageDecoder.probe(jpeg), ImageInfo(format: .jpeg, width: 160, height: 96))
     }
 
+    /// One grey component (SOF0 with one component, JFIF density as asked), holding each pixel's
+    /// value when the pixels are grey; no chroma to lose, so it round-trips closer than colour.
+    func testGreyscaleEncodeWritesOneComponent() throws {
+        var pixels: [UInt8] = []
+        for y in 0..<48 { for x in 0..<64 { let v = UInt8((x * 4 + y * 2) & 255); pixels += [v, v, v, 255] } }
+        let image = Bitmap(width: 64, height: 48, pixels: pixels, isPremultiplied: true)
+        let jpeg = try JPEGEncoder.encodeGreyscale(image, quality: 95, pixelsPerInch: 150)
+        let sof = try XCTUnwrap(segments(jpeg).first { $0.marker == 0xC0 }?.payload)
+        XCTAssertEqual(Array(sof[1..<6]), [0, 48, 0, 64, 1], "height 48, width 64, one component")
+        let jfif = try XCTUnwrap(segments(jpeg).first { $0.marker == 0xE0 }?.payload)
+        XCTAssertEqual(Array(jfif[7..<12]), [1, 0, 150, 0, 150], "dots per inch, 150 × 150")
+        let decoded = try ImageDecoder.decode(jpeg)
+        XCTAssertEqual(decoded.width, 64)
+        XCTAssertGreaterThan(TestImages.psnr(image, decoded), 40)
+        XCTAssertThrowsError(try JPEGEncoder.encodeGreyscale(image, quality: 0))
+    }
+
     func testDensityIsRoundedAndClampedToWhatJFIFHolds() throws {
         XCTAssertEqual(JPEGEncoder.density(pixelsPerInch: 144), 144)
         XCTAssertEqual(JPEGEncoder.density(pixelsPerInch: 263.5), 264)

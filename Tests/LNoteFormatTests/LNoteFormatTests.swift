@@ -33,10 +33,7 @@ func makePackage(in dir: URL, files: [String: [UInt8]]) throws -> URL {
 
 /// A document.json with the given page entries (JSON texts).
 func documentJSON(pages: [String], format: Int = 1) -> String {
-    """
-    {"format":\(format),"id":"\(IDs.doc)","title":"T","createdAt":"2026-11-20T09:14:03.120Z",
-     "modifiedAt":"2026-11-29T10:00:00Z","pages":[\(pages.joined(separator: ","))]}
-    """
+    DocumentJSON.text(title: "T", createdAt: "2026-11-20T09:14:03.120Z", format: format, pages: pages)
 }
 
 func pageEntryJSON(_ id: String, width: String = "8340", height: String = "11940", extra: String = "") -> String {

@@ -20,7 +20,6 @@
 
 import Foundation
 import XCTest
-import CJPEG
 import CZlib
 import LNoteBitmap
 import LNoteCodecs
@@ -256,46 +255,12 @@ enum TestAssets {
 
     static func encode(_ image: Bitmap, as format: ImageAreaAverageTests.Format) throws -> [UInt8] {
         switch format {
-        case .greyJPEG: return greyJPEG(image, quality: 95)
+        case .greyJPEG: return try JPEGEncoder.encodeGreyscale(image, quality: 95)   // grey content: luma = value
         case .colourJPEG: return try JPEGEncoder.encode(image, quality: 95)   // YCbCr 4:2:0
         case .rgbPNG: return try PNGEncoder.encode(image, options: PNGEncodeOptions(includeAlpha: false))
         case .rgbaPNG: return try PNGEncoder.encode(image, options: PNGEncodeOptions(includeAlpha: true))
         case .palettePNG: return palettePNG(image)
         }
-    }
-
-    /// A one-component (greyscale) baseline JPEG of the red channel, written with libjpeg.
-    /// libjpeg's default error handler exits on error; the input here is always valid.
-    static func greyJPEG(_ image: Bitmap, quality: Int32) -> [UInt8] {
-        let cinfo = UnsafeMutablePointer<jpeg_compress_struct>.allocate(capacity: 1)
-        let jerr = UnsafeMutablePointer<jpeg_error_mgr>.allocate(capacity: 1)
-        defer { cinfo.deallocate(); jerr.deallocate() }
-        cinfo.pointee.err = jpeg_std_error(jerr)
-        jpeg_CreateCompress(cinfo, JPEG_LIB_VERSION, MemoryLayout<jpeg_compress_struct>.size)
-        var buffer: UnsafeMutablePointer<UInt8>? = nil
-        var size: UInt = 0
-        jpeg_mem_dest(cinfo, &buffer, &size)
-        cinfo.pointee.image_width = JDIMENSION(image.width)
-        cinfo.pointee.image_height = JDIMENSION(image.height)
-        cinfo.pointee.input_components = 1
-        cinfo.pointee.in_color_space = JCS_GRAYSCALE
-        jpeg_set_defaults(cinfo)
-        jpeg_set_quality(cinfo, quality, 1)
-        jpeg_start_compress(cinfo, 1)
-        var row = [UInt8](repeating: 0, count: image.width)
-        while cinfo.pointee.next_scanline < cinfo.pointee.image_height {
-            let y = Int(cinfo.pointee.next_scanline)
-            for x in 0..<image.width { row[x] = image.pixels[(y * image.width + x) * 4] }
-            row.withUnsafeMutableBufferPointer { r in
-                var pointer: JSAMPROW? = r.baseAddress
-                _ = withUnsafeMutablePointer(to: &pointer) { jpeg_write_scanlines(cinfo, $0, 1) }
-            }
-        }
-        jpeg_finish_compress(cinfo)
-        let bytes = Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
-        jpeg_destroy_compress(cinfo)
-        free(buffer)
-        return bytes
     }
 
     /// An 8-bit palette PNG (colour type 3) with a tRNS chunk, of an image whose colours are

@@ -1,6 +1,7 @@
 import Foundation
 import LNoteCodecs
 import LNoteFormat
+import LNoteTestSupport
 import XCTest
 
 /// Builds small `.lnote` packages in a temporary directory for regenerator and maintenance tests.
@@ -14,7 +15,7 @@ struct TestPackage {
                      documentID: String = "8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10") throws -> TestPackage {
         let path = dir + "/\(documentID).lnote"
         try FileManager.default.createDirectory(atPath: path + "/pages", withIntermediateDirectories: true)
-        let ids = (0..<pages).map { String(format: "C0A80101-0000-4000-8000-%012X", $0 + 1) }
+        let ids = (0..<pages).map(IDs.page)
         let package = TestPackage(path: path, documentID: documentID, pageIDs: ids)
         for (i, id) in ids.enumerated() {
             try package.writeContent(page: i, elements: [TestPackage.stroke(index: i)])
@@ -36,11 +37,8 @@ struct TestPackage {
 
     func writeDocument(title: String = "Test notes", background: String = ##"{"color":"#FFFDF5","template":"ruled"}"##,
                        pageIDs: [String]? = nil) throws {
-        let pages = (pageIDs ?? self.pageIDs).map {
-            #"{"id":"\#($0)","width":8340,"height":11940,"elementCount":1,"background":\#(background)}"#
-        }
-        let json = #"{"format":1,"id":"\#(documentID)","title":"\#(title)","modifiedAt":"2026-11-29T10:00:00Z","pages":[\#(pages.joined(separator: ","))]}"#
-        try AtomicFile.write(Array(json.utf8), toPath: path + "/document.json")
+        let pages = (pageIDs ?? self.pageIDs).map { DocumentJSON.page($0, width: 8340, height: 11940, extra: #","elementCount":1,"background":"# + background) }
+        try AtomicFile.write(Array(DocumentJSON.text(id: documentID, title: title, pages: pages).utf8), toPath: path + "/document.json")
     }
 
     func writeContent(page: Int, elements: [Element]) throws {

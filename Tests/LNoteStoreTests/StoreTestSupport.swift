@@ -3,12 +3,13 @@ import LNoteBitmap
 import LNoteFormat
 import LNoteRender
 import LNoteStore
+import LNoteTestSupport
 import XCTest
 
-// Test targets cannot share sources, so this holds the little the store tests need that
-// LNoteRenderTests' TestPackage and RepoPaths also do: paths of the fixtures and samples, a
-// temporary directory, and hand-written packages (here as raw JSON text, since these tests need
-// members and keys that no writer of this project produces).
+// What only the store tests need (the shared helpers are LNoteTestSupport's): paths of the
+// fixtures and samples, and packages whose content files are given as raw JSON text, since these
+// tests need members and keys that no writer of this project produces (document.json comes from
+// LNoteTestSupport's DocumentJSON).
 
 enum StorePaths {
     /// The directory holding Package.swift, walking up from this source file.
@@ -41,13 +42,12 @@ struct RawPackage {
                      pages contents: [String], background: String = ##"{"color":"#FFFDF5","template":"ruled"}"##) throws -> RawPackage {
         let path = dir + "/\(id).lnote"
         try FileManager.default.createDirectory(atPath: path + "/pages", withIntermediateDirectories: true)
-        let ids = contents.indices.map { String(format: "C0A80101-0000-4000-8000-%012X", $0 + 1) }
+        let ids = contents.indices.map(IDs.page)
         for (pageID, text) in zip(ids, contents) {
             try AtomicFile.write(Array(text.utf8), toPath: path + "/pages/\(pageID).content")
         }
-        let entries = ids.map { #"{"id":"\#($0)","width":4000,"height":3000,"background":\#(background)}"# }
-        let json = #"{"format":1,"id":"\#(id)","title":"\#(title)","modifiedAt":"2026-11-29T10:00:00Z","pages":[\#(entries.joined(separator: ","))]}"#
-        try AtomicFile.write(Array(json.utf8), toPath: path + "/document.json")
+        let entries = ids.map { DocumentJSON.page($0, width: 4000, height: 3000, extra: #","background":"# + background) }
+        try AtomicFile.write(Array(DocumentJSON.text(id: id, title: title, pages: entries).utf8), toPath: path + "/document.json")
         return RawPackage(path: path, pageIDs: ids)
     }
 

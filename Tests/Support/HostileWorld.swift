@@ -153,15 +153,11 @@ public final class HostileWorld {
     // MARK: JSON builders
 
     public static func documentJSON(_ pages: [(String, Int, Int)], format: Int = 1) -> String {
-        let entries = pages.map { "{\"id\":\"\($0.0)\",\"width\":\($0.1),\"height\":\($0.2)}" }
-        return documentJSON(rawPages: entries, format: format)
+        documentJSON(rawPages: pages.map { DocumentJSON.page($0.0, width: $0.1, height: $0.2) }, format: format)
     }
 
     public static func documentJSON(rawPages: [String], format: Int = 1) -> String {
-        """
-        {"format":\(format),"id":"\(IDs.doc)","title":"Hostile","createdAt":"2026-11-20T09:14:03Z",
-         "modifiedAt":"2026-11-29T10:00:00Z","pages":[\(rawPages.joined(separator: ","))]}
-        """
+        DocumentJSON.text(title: "Hostile", createdAt: "2026-11-20T09:14:03Z", format: format, pages: rawPages)
     }
 
     public static func content(_ elements: [String], format: Int? = 1) -> String {

@@ -84,6 +84,11 @@ int lnc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t
                     int quality, int dots_per_inch, const uint8_t *comment, size_t comment_length,
                     uint8_t **out, size_t *out_size, char *msg, size_t msg_capacity);
 
+/// The same as a baseline one-component (greyscale) JPEG: each pixel's luma (0.299 R + 0.587 G +
+/// 0.114 B, libjpeg-turbo's conversion; exactly the value of a grey pixel), no comment.
+int lnc_jpeg_encode_gray(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
+                         int quality, int dots_per_inch, uint8_t **out, size_t *out_size, char *msg, size_t msg_capacity);
+
 typedef struct {
     uint32_t image_width, image_height;    // as stored in SOF
     uint32_t output_width, output_height;  // after DCT scaling by 1/scale_denom
