@@ -328,7 +328,7 @@ public struct PageExporter {
         guard !settings.format.isVector else {
             throw LNoteError(.invalid, file: file, rule: "encode", message: "\(settings.format.rawValue) is drawn by a vector backend, not encoded from pixels")
         }
-        let ppi = 72 * rendered.scale
+        let ppi = rendered.pixelsPerInch
         // Flattening onto paper is a step of the pipeline, not of an encoder: only a PNG of a
         // transparent export keeps alpha.
         let keepsAlpha = settings.format == .png && settings.render.isTransparent
