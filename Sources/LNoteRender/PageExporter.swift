@@ -194,8 +194,8 @@ public struct PageExporter {
                 var backend = svg
                 result.diagnostics = try PageRenderer.draw(page, transform: VectorGrid.transform(for: page.entry),
                                                            layers: settings.render.background.layers, onto: &backend)
-                result.width = (page.entry.width + 5) / 10
-                result.height = (page.entry.height + 5) / 10
+                result.width = PageTransform.wholePoints(page.entry.width)
+                result.height = PageTransform.wholePoints(page.entry.height)
                 result.bytes = svg.document.count
                 try writeFile(svg.document, to: destination, pageNumber: index + 1, id: page.entry.id.canonical,
                               title: package.document.title, settings: settings, result: &result)
@@ -289,8 +289,8 @@ public struct PageExporter {
                     var backend = pdf
                     result.diagnostics = try PageRenderer.draw(page, transform: VectorGrid.transform(for: page.entry),
                                                                layers: settings.render.background.layers, onto: &backend)
-                    result.width = (page.entry.width + 5) / 10
-                    result.height = (page.entry.height + 5) / 10
+                    result.width = PageTransform.wholePoints(page.entry.width)
+                    result.height = PageTransform.wholePoints(page.entry.height)
                     result.path = file == nil ? nil : shown
                 } catch {
                     // A write error ends the file; a page that fails to load is left out.
