@@ -30,10 +30,9 @@ public enum JPEGEncoder {
         if let comment, comment.count > 65533 {
             throw CodecError(.invalidArgument, "JPEG encode: comment of \(comment.count) bytes exceeds 65533")
         }
-        let source = bitmap
         var out: UnsafeMutablePointer<UInt8>? = nil
         var outSize = 0
-        try source.pixels.withUnsafeBufferPointer { (pixels) throws(CodecError) in
+        try bitmap.pixels.withUnsafeBufferPointer { (pixels) throws(CodecError) in
             let commentBytes = comment ?? []
             try commentBytes.withUnsafeBufferPointer { (c) throws(CodecError) in
                 // An empty comment still gets a (zero-length) COM marker: pass a non-NULL pointer.
@@ -41,8 +40,8 @@ public enum JPEGEncoder {
                 try withUnsafePointer(to: &empty) { (emptyPointer) throws(CodecError) in
                     let commentPointer: UnsafePointer<UInt8>? = comment == nil ? nil : (c.baseAddress ?? emptyPointer)
                     try shimCall("JPEG encode") { msg, cap in
-                        lnc_jpeg_encode(pixels.baseAddress, UInt32(source.width), UInt32(source.height),
-                                        source.bytesPerRow, Int32(quality), Int32(pixelsPerInch),
+                        lnc_jpeg_encode(pixels.baseAddress, UInt32(bitmap.width), UInt32(bitmap.height),
+                                        bitmap.bytesPerRow, Int32(quality), Int32(pixelsPerInch),
                                         commentPointer, commentBytes.count, &out, &outSize, msg, cap)
                     }
                 }

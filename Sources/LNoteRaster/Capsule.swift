@@ -24,10 +24,7 @@ struct Capsule {
     init(_ piece: ShapePiece, yMin: Double, yMax: Double) {
         let (x0, y0, r0, x1, y1, r1) = (piece.x0, piece.y0, piece.r0, piece.x1, piece.y1, piece.r1)
         let off = Double.infinity
-        let dx = x1 - x0, dy = y1 - y0
-        let len = (dx * dx + dy * dy).squareRoot()
-        let dr = r1 - r0
-        if len <= abs(dr) || len == 0 {
+        guard let t = piece.outerTangents(tolerance: 0) else {
             // One disc contains the other: the hull is the larger disc.
             let (cx, cy, r) = r0 >= r1 ? (x0, y0, r0) : (x1, y1, r1)
             self.init(cx0: cx, cy0: cy, r0: r, cx1: cx, cy1: cy, r1: r,
@@ -36,9 +33,7 @@ struct Capsule {
             large = abs(cx) > Self.largeCoordinate || r > Self.largeCoordinate
             return
         }
-        // Outer tangents: unit normal n with n·(c1 − c0) = r0 − r1, i.e. n = a·u ± b·v.
-        let ux = dx / len, uy = dy / len
-        let a = -dr / len, b = max(0, 1 - a * a).squareRoot()
+        // The outer tangents (`ShapePiece.outerTangents`, exact nesting) as segments x(y).
         func segment(_ nx: Double, _ ny: Double) -> (Double, Double, Double, Double) {
             let px = x0 + r0 * nx, py = y0 + r0 * ny
             let qx = x1 + r1 * nx, qy = y1 + r1 * ny
@@ -47,8 +42,8 @@ struct Capsule {
             guard by - ty > 0 else { return (off, -off, 0, 0) }
             return (ty, by, tx, (bx - tx) / (by - ty))
         }
-        let s1 = segment(a * ux - b * uy, a * uy + b * ux)
-        let s2 = segment(a * ux + b * uy, a * uy - b * ux)
+        let s1 = segment(t.lx, t.ly)
+        let s2 = segment(t.rx, t.ry)
         self.init(cx0: x0, cy0: y0, r0: r0, cx1: x1, cy1: y1, r1: r1,
                   ya1: s1.0, yb1: s1.1, xa1: s1.2, k1: s1.3, ya2: s2.0, yb2: s2.1, xa2: s2.2, k2: s2.3,
                   yMin: yMin, yMax: yMax, f: piece.f)

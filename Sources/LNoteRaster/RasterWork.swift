@@ -16,7 +16,7 @@ import LNoteShape
 ///   touched spans): the bound a stroke that crosses the page pays, even if thin;
 /// - for a stroke with more pieces than the rasterizer holds at once, `pieceStreamCost` per
 ///   piece for each extra pass over the shape (the histogram, then one pass per band);
-/// - per image, `imagePixelCost` per pixel of its frame's bounding box;
+/// - per image, `imagePixelCost` per pixel of a box around its frame (`framePixels`);
 /// - the canvas itself, `pixelCost` per pixel (fill, background, encoding).
 public struct RasterWork: Sendable, Equatable, Comparable, CustomStringConvertible {
     /// Estimated nanoseconds.
@@ -78,12 +78,11 @@ public struct RasterWork: Sendable, Equatable, Comparable, CustomStringConvertib
         return RasterWork(units: units)
     }
 
-    /// Pixels of the (rotated) frame's bounding box inside the image.
+    /// Pixels of the box around the circle through the frame's corners (`ImageFrame`), inside
+    /// the image: a bound of the rotated frame's box that needs no trigonometry.
     static func framePixels(_ p: ImagePlacement, transform t: PageTransform) -> Double {
-        let fw = t.length(Double(p.width)), fh = t.length(Double(p.height))
-        let cx = t.x(Double(p.x)) + fw / 2, cy = t.y(Double(p.y)) + fh / 2
-        // The rotated frame's box lies within the circle through its corners.
-        let half = (fw * fw + fh * fh).squareRoot() / 2
+        guard let frame = ImageFrame(p, transform: t) else { return 0 }
+        let cx = frame.cx, cy = frame.cy, half = frame.cornerRadius
         let w = min(cx + half, Double(t.width)) - max(cx - half, 0)
         let h = min(cy + half, Double(t.height)) - max(cy - half, 0)
         return w > 0 && h > 0 && w.isFinite && h.isFinite ? (w + 1) * (h + 1) : 0

@@ -27,23 +27,17 @@ public final class AssetCache: @unchecked Sendable {
     /// The most bytes of decoded images kept at once.
     public let budgetBytes: Int
 
-    private struct Entry {
-        let texture: ImageTexture
-        var lastUse: Int
-    }
-
     private let condition = NSCondition()
-    private var textures: [String: Entry] = [:]
+    /// Decoded images by name key and decode size, within `budgetBytes` (`LRUCache`).
+    private var textures: LRUCache<String, ImageTexture>
     private var decoding: Set<String> = []
     private var failures: [String: LNoteError] = [:]
     /// Per asset: its header, and for a JPEG its coarsest component's sample size (`ImageDecoder.jpegChromaScale`).
     private var infos: [String: (info: ImageInfo, chroma: (x: Int, y: Int))] = [:]
-    private var clock = 0
-    private var held = 0
     private var decodes = 0
 
     /// Bytes of the decoded images kept now.
-    public var bytesHeld: Int { condition.lock(); defer { condition.unlock() }; return held }
+    public var bytesHeld: Int { condition.lock(); defer { condition.unlock() }; return textures.held }
     /// Decodes done so far (one per asset and decode size while it stays cached).
     public var decodeCount: Int { condition.lock(); defer { condition.unlock() }; return decodes }
 
@@ -54,6 +48,7 @@ public final class AssetCache: @unchecked Sendable {
     /// `keepsResampledFrames: false` resamples every draw again (the bench's draw-only figure).
     public init(budgetBytes: Int = 512 << 20, jpegHeadroom: Int = ImageDecoder.jpegHeadroom, keepsResampledFrames: Bool = true) {
         self.budgetBytes = budgetBytes
+        textures = LRUCache(budget: budgetBytes)
         self.jpegHeadroom = max(1, jpegHeadroom)
         self.keepsResampledFrames = keepsResampledFrames
     }
@@ -83,12 +78,9 @@ public final class AssetCache: @unchecked Sendable {
         condition.lock()
         while true {
             if let failure = failures[nameKey] { condition.unlock(); throw failure }
-            if var hit = textures[key] {
-                clock += 1
-                hit.lastUse = clock
-                textures[key] = hit
+            if let hit = textures.value(for: key) {
                 condition.unlock()
-                return hit.texture
+                return hit
             }
             if !decoding.contains(key) { break }
             condition.wait()
@@ -99,11 +91,9 @@ public final class AssetCache: @unchecked Sendable {
         var finer: (texture: ImageTexture, factor: Int)? = nil
         var d = denominator / 2
         while d >= 1 && finer == nil {
-            if var entry = textures[nameKey + "@\(d)"], entry.texture.isOpaque {
-                clock += 1
-                entry.lastUse = clock
-                textures[nameKey + "@\(d)"] = entry
-                finer = (entry.texture, denominator / d)
+            if let held = textures.peek(nameKey + "@\(d)"), held.isOpaque {
+                _ = textures.value(for: nameKey + "@\(d)")   // marked as used
+                finer = (held, denominator / d)
             }
             d /= 2
         }
@@ -194,15 +184,7 @@ public final class AssetCache: @unchecked Sendable {
     /// Keeps `texture` if it fits the budget, dropping the least recently used first. Called
     /// with the lock held.
     private func remember(_ texture: ImageTexture, key: String) {
-        guard texture.byteCount <= budgetBytes else { return }
-        while held + texture.byteCount > budgetBytes,
-              let oldest = textures.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            held -= oldest.value.texture.byteCount
-            textures[oldest.key] = nil
-        }
-        clock += 1
-        textures[key] = Entry(texture: texture, lastUse: clock)
-        held += texture.byteCount
+        textures.insert(texture, cost: texture.byteCount, for: key)
     }
 
     /// Reads and decodes asset `name` the way a render would, at the smallest size a page can

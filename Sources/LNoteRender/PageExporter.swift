@@ -194,8 +194,8 @@ public struct PageExporter {
                 var backend = svg
                 result.diagnostics = try PageRenderer.draw(page, transform: VectorGrid.transform(for: page.entry),
                                                            layers: settings.render.background.layers, onto: &backend)
-                result.width = (page.entry.width + 5) / 10
-                result.height = (page.entry.height + 5) / 10
+                result.width = PageTransform.wholePoints(page.entry.width)
+                result.height = PageTransform.wholePoints(page.entry.height)
                 result.bytes = svg.document.count
                 try writeFile(svg.document, to: destination, pageNumber: index + 1, id: page.entry.id.canonical,
                               title: package.document.title, settings: settings, result: &result)
@@ -289,8 +289,8 @@ public struct PageExporter {
                     var backend = pdf
                     result.diagnostics = try PageRenderer.draw(page, transform: VectorGrid.transform(for: page.entry),
                                                                layers: settings.render.background.layers, onto: &backend)
-                    result.width = (page.entry.width + 5) / 10
-                    result.height = (page.entry.height + 5) / 10
+                    result.width = PageTransform.wholePoints(page.entry.width)
+                    result.height = PageTransform.wholePoints(page.entry.height)
                     result.path = file == nil ? nil : shown
                 } catch {
                     // A write error ends the file; a page that fails to load is left out.
@@ -328,7 +328,7 @@ public struct PageExporter {
         guard !settings.format.isVector else {
             throw LNoteError(.invalid, file: file, rule: "encode", message: "\(settings.format.rawValue) is drawn by a vector backend, not encoded from pixels")
         }
-        let ppi = 72 * rendered.scale
+        let ppi = rendered.pixelsPerInch
         // Flattening onto paper is a step of the pipeline, not of an encoder: only a PNG of a
         // transparent export keeps alpha.
         let keepsAlpha = settings.format == .png && settings.render.isTransparent

@@ -10,6 +10,8 @@ public struct RenderedPage: Sendable {
     public var bitmap: Bitmap
     /// Pixels per point used.
     public var scale: Double
+    /// Pixels per inch used (an image file's resolution; `PageTransform.dpi(scale:)`).
+    public var pixelsPerInch: Double { PageTransform.dpi(scale: scale) }
     /// Warnings: invalid elements, discarded journal frames, images that could not be drawn.
     public var diagnostics: [Diagnostic]
 }

@@ -19,7 +19,7 @@ public enum OutputSize: Sendable, Equatable {
     public func scale(pageWidth: Int, pageHeight: Int) -> Double {
         switch self {
         case .scale(let s): return s
-        case .dpi(let d): return d / 72
+        case .dpi(let d): return PageTransform.scale(dpi: d)
         case .width(let w): return PageTransform.scale(forWidth: w, pageWidth: pageWidth)
         case .height(let h): return PageTransform.scale(forHeight: h, pageHeight: pageHeight)
         case .fit(let w, let h):
@@ -69,5 +69,4 @@ public struct RenderOptions: Sendable, Equatable {
     }
 
     public var isTransparent: Bool { background == .transparent || background == .transparentNoTemplate }
-    public var drawsTemplate: Bool { background == .full || background == .transparent }
 }

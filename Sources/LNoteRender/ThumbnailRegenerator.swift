@@ -358,7 +358,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             do {
                 // Thumbnails draw the paper, so this flattening is a no-op kept for the rule.
                 jpeg = try JPEGEncoder.encode(rendered.bitmap.flattened(onto: .white), quality: settings.quality,
-                                              pixelsPerInch: JPEGEncoder.density(pixelsPerInch: 72 * rendered.scale),
+                                              pixelsPerInch: JPEGEncoder.density(pixelsPerInch: rendered.pixelsPerInch),
                                               comment: Array(fingerprint.text.utf8))
             } catch {
                 throw LNoteError(.invalid, file: thumbnail, rule: "encode", message: error.description)

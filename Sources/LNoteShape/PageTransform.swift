@@ -6,8 +6,9 @@
 
 /// Maps page units (0.1 pt) to the pixels of one output image, or of one vertical strip of it.
 ///
-/// Every stage that places something on a page (strokes, backgrounds, images, the work
-/// estimate) goes through this value; nothing else divides by 10 or rounds an output size.
+/// Every stage that places something on a page (strokes, backgrounds, images through
+/// `ImageFrame`, the work estimate, the vector writers) goes through this value; nothing else
+/// divides by 10, rounds an output size or converts between dpi and scale.
 /// A strip (`originX` > 0) is the same mapping shifted left, so a canvas wider than the
 /// rasterizer's limit can be drawn in parts that agree to the last bit with a narrow one.
 public struct PageTransform: Sendable, Equatable {
@@ -63,6 +64,29 @@ public struct PageTransform: Sendable, Equatable {
         guard v.isFinite else { return 1 }
         return Int(min(v, Double(Int32.max)))
     }
+
+    // MARK: - Points and inches
+
+    /// Points per inch: 72 dpi is scale 1.
+    public static let pointsPerInch: Double = 72
+
+    /// The scale (pixels per point) of `dpi` pixels per inch.
+    public static func scale(dpi: Double) -> Double { dpi / pointsPerInch }
+
+    /// The pixels per inch of `scale` pixels per point.
+    public static func dpi(scale: Double) -> Double { pointsPerInch * scale }
+
+    /// This mapping's pixels per inch (an image file's resolution).
+    public var dpi: Double { Self.dpi(scale: scale) }
+
+    /// A page length (0.1 pt) in points, exactly.
+    public static func points(_ size: Int) -> Double { Double(size) / 10 }
+
+    /// A page length (0.1 pt) in whole points, halves up (what a report shows as a vector
+    /// page's size).
+    public static func wholePoints(_ size: Int) -> Int { (size + 5) / 10 }
+
+    // MARK: - Scale for a size
 
     /// The scale (pixels per point) that makes a page `pageWidth` (0.1 pt) wide come out
     /// `width` pixels wide: s = W / (pageWidth/10).

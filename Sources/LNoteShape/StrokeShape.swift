@@ -94,6 +94,7 @@ public final class StrokeShape {
         guard n > 0, k > 0, k.isFinite else { return }
         let pencil = stroke.tool == .pencil
         let origin = transform.originX
+        let thin = Self.thinRadius
         effective.reserve(2 * n)
         var m = 0
         stroke.points.withUnsafeBufferPointer { pts in
@@ -102,18 +103,18 @@ public final class StrokeShape {
                 let b = i &* 5
                 let pf = pencil ? 0.25 + 0.75 * Double(pts[b &+ 3]) / 1000 : 1
                 let rho = Double(pts[b &+ 2]) * k
-                return EffectiveSample(x: Double(pts[b]) * k - origin, y: Double(pts[b &+ 1]) * k, r: max(rho, 0.5),
-                                       th: min(1, rho / 0.5), pf: pf, rho: rho)
+                return EffectiveSample(x: Double(pts[b]) * k - origin, y: Double(pts[b &+ 1]) * k, r: max(rho, thin),
+                                       th: min(1, rho / thin), pf: pf, rho: rho)
             }
             var prev = sample(0)
             e[0] = prev; m = 1
             for i in 1..<n {
                 let cur = sample(i)
-                if (prev.rho < 0.5) != (cur.rho < 0.5) {
-                    let t = (0.5 - prev.rho) / (cur.rho - prev.rho)
+                if (prev.rho < thin) != (cur.rho < thin) {
+                    let t = (thin - prev.rho) / (cur.rho - prev.rho)
                     if t > 0 && t < 1 {
-                        e[m] = EffectiveSample(x: prev.x + (cur.x - prev.x) * t, y: prev.y + (cur.y - prev.y) * t, r: 0.5,
-                                               th: 1, pf: prev.pf + (cur.pf - prev.pf) * t, rho: 0.5)
+                        e[m] = EffectiveSample(x: prev.x + (cur.x - prev.x) * t, y: prev.y + (cur.y - prev.y) * t, r: thin,
+                                               th: 1, pf: prev.pf + (cur.pf - prev.pf) * t, rho: thin)
                         m &+= 1
                     }
                 }

@@ -64,14 +64,14 @@ public final class PDFDocumentBackend: PageBackend {
     /// Image objects written so far (one per distinct asset shown).
     public var imageCount: Int { images.values.filter { if case .success = $0 { true } else { false } }.count }
 
-    public func beginPage(_ entry: PageEntry, transform _: PageTransform, layers: BackgroundLayers) {
-        let p = VectorPage(entry)
+    public func beginPage(_ entry: PageEntry, transform: PageTransform, layers: BackgroundLayers) {
+        let p = VectorPage(entry, transform: transform)
         page = p
         content = []
         states = [:]; stateOrder = []; xobjects = []; pending = []
         // Grid steps → points, y down from the page's top (PDF's y grows up).
         append("q ")
-        real(VectorGrid.pointsPerStep); append(" 0 0 "); real(-VectorGrid.pointsPerStep); append(" 0 ")
+        real(p.pointsPerStep); append(" 0 0 "); real(-p.pointsPerStep); append(" 0 ")
         real(p.heightPoints); append(" cm\n")
         if layers.paper {
             let (r, g, b) = paperRGB(entry.background.color)
@@ -133,13 +133,12 @@ public final class PDFDocumentBackend: PageBackend {
     }
 
     public func drawImage(_ placement: ImagePlacement) throws(LNoteError) {
-        guard let p = page else { return }
-        let opacity = Double(min(max(placement.opacity, 0), 1000)) / 1000
-        guard opacity > 0, !p.imageIsOffPage(placement) else { return }
+        guard let p = page, let frame = ImageFrame(placement, transform: p.transform),
+              frame.isVisible, !p.imageIsOffPage(frame) else { return }
         let object = try imageObject(placement.asset)
         if !xobjects.contains(object) { xobjects.append(object) }
-        append("q /\(state(alpha: opacity, multiply: false)) gs ")
-        for v in p.imageMatrix(placement, yUp: true) { real(v); append(" ") }
+        append("q /\(state(alpha: frame.opacity, multiply: false)) gs ")
+        for v in p.imageMatrix(frame, yUp: true) { real(v); append(" ") }
         append("cm /I\(object) Do Q\n")
     }
 

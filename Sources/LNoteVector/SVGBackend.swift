@@ -49,8 +49,8 @@ public final class SVGPageBackend: PageBackend {
         return out
     }
 
-    public func beginPage(_ entry: PageEntry, transform _: PageTransform, layers: BackgroundLayers) {
-        let p = VectorPage(entry)
+    public func beginPage(_ entry: PageEntry, transform: PageTransform, layers: BackgroundLayers) {
+        let p = VectorPage(entry, transform: transform)
         page = p
         body = []
         shownAssets = [:]
@@ -106,13 +106,13 @@ public final class SVGPageBackend: PageBackend {
     }
 
     public func drawImage(_ placement: ImagePlacement) throws(LNoteError) {
-        guard let p = page else { return }
-        let o = Double(min(max(placement.opacity, 0), 1000)) / 1000
-        guard o > 0, !p.imageIsOffPage(placement) else { return }
+        guard let p = page, let frame = ImageFrame(placement, transform: p.transform),
+              frame.isVisible, !p.imageIsOffPage(frame) else { return }
+        let o = frame.opacity
         let key = placement.asset.lowercased()
         if let failure = failures[key] { throw failure }
         var m: [UInt8] = Array("matrix(".utf8)
-        for (i, v) in p.imageMatrix(placement, yUp: false).enumerated() {
+        for (i, v) in p.imageMatrix(frame, yUp: false).enumerated() {
             if i > 0 { m.append(0x20) }
             NumberText.real(v, into: &m)
         }

@@ -15,13 +15,11 @@ public enum VectorGrid {
     /// Grid steps per reference pixel: 1/40 pt, half of which (0.0125 pt = 0.025 px at 144 dpi)
     /// is the largest rounding error of a coordinate.
     public static let perPixel: Double = 20
-    /// The transform a vector page is drawn with: page units → reference pixels.
+    /// The transform a vector page is drawn with: page units → reference pixels. The one
+    /// place it is built; the backends use the transform `beginPage` is given.
     public static func transform(for entry: PageEntry) -> PageTransform {
         PageTransform(pageWidth: entry.width, pageHeight: entry.height, scale: referenceScale)
     }
-
-    /// Points per grid step (the content stream's unit).
-    public static var pointsPerStep: Double { 1 / (referenceScale * perPixel) }
 
     /// `v` reference pixels on the grid.
     @inline(__always) static func grid(_ v: Double) -> Int {
@@ -235,25 +233,15 @@ enum OutlineBuilder {
     /// Largest gap (reference pixels: 0.02 px at 144 dpi, `StrokeShape.shapeTolerance`) left
     /// open where a joint's disc is replaced by its tangent points' hull.
     static let jointTolerance: Double = 0.02
-
-    /// Unit normals of the outer tangents of a tapered capsule, or nil when one disc contains
-    /// the other (the piece is then just its larger disc).
-    @inline(__always)
-    static func tangents(_ p: ShapePiece) -> (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double)? {
-        let dx = p.x1 - p.x0, dy = p.y1 - p.y0
-        let d = (dx * dx + dy * dy).squareRoot()
-        guard d > abs(p.r1 - p.r0) + 1e-9 else { return nil }
-        let ux = dx / d, uy = dy / d
-        let c = (p.r0 - p.r1) / d
-        let s = (1 - c * c).squareRoot()
-        // perp = (−uy, ux); left = u·c + perp·s, right = u·c − perp·s.
-        return (ux, uy, ux * c - uy * s, uy * c + ux * s, ux * c + uy * s, uy * c - ux * s)
-    }
+    /// A piece whose centres are at most this much (reference pixels) farther apart than
+    /// nested is its larger disc (`ShapePiece.outerTangents(tolerance:)`): closer than that the
+    /// direction between them is rounding noise (two samples split at one point), and joining
+    /// the run through it would turn the outline by a random angle.
+    static let nestedTolerance: Double = 1e-9
 
     /// Writes the quadrilateral of a piece (negative orientation, as `PathText.circle`).
     @inline(__always)
-    static func quad(_ p: ShapePiece, _ t: (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double),
-                     into path: inout PathText) {
+    static func quad(_ p: ShapePiece, _ t: OuterTangents, into path: inout PathText) {
         path.move(VectorGrid.grid(p.x0 + p.r0 * t.lx), VectorGrid.grid(p.y0 + p.r0 * t.ly))
         path.line(VectorGrid.grid(p.x1 + p.r1 * t.lx), VectorGrid.grid(p.y1 + p.r1 * t.ly))
         path.line(VectorGrid.grid(p.x1 + p.r1 * t.rx), VectorGrid.grid(p.y1 + p.r1 * t.ry))
@@ -332,7 +320,7 @@ enum OutlineBuilder {
     /// points is inside the piece's hull or its next disc, so the caps complete the disc. Every sub-path turns the same way, so overlaps are
     /// covered once.
     static func outline(_ pieces: [ShapePiece], into path: inout PathText) {
-        typealias T = (ux: Double, uy: Double, lx: Double, ly: Double, rx: Double, ry: Double)
+        typealias T = OuterTangents
         typealias Point = (Int, Int)
         /// A side's vertices in stroke order, each with the controls of the cubic arriving at
         /// it (nil: a straight edge).
@@ -421,7 +409,7 @@ enum OutlineBuilder {
         var usedLeft = 0.0, usedRight = 0.0
         var previous: (p: ShapePiece, t: T)? = nil
         for p in pieces {
-            guard let t = tangents(p) else {
+            guard let t = p.outerTangents(tolerance: nestedTolerance) else {
                 // One disc holds the other: the piece is its larger disc.
                 if let prev = previous { end(prev.p, prev.t, capped: true) }
                 previous = nil

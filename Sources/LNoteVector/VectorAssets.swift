@@ -31,15 +31,15 @@ enum EmbeddedImage {
         do { info = try ImageDecoder.probe(bytes) } catch {
             throw LNoteError(.invalid, file: file, rule: "image", message: error.description)
         }
-        guard info.width * info.height <= 100_000_000 else {
+        guard info.width * info.height <= AssetLimits.maxPixels else {
             throw LNoteError(.limit, file: file, rule: "image",
-                             message: "the image is \(info.width)×\(info.height), over the 100-megapixel limit")
+                             message: "the image is \(info.width)×\(info.height), over the \(AssetLimits.maxPixelsText) limit")
         }
         // Decoding checks the whole file (a truncated JPEG is refused here as in a raster export,
         // not embedded for a viewer to choke on); for a JPEG the pixels are then dropped.
         let bitmap: Bitmap
         do {
-            bitmap = try ImageDecoder.decode(bytes, maxPixels: 100_000_000,
+            bitmap = try ImageDecoder.decode(bytes, maxPixels: AssetLimits.maxPixels,
                                              targetSize: info.format == .jpeg ? (1, 1) : nil)
         } catch {
             throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, rule: "image", message: error.description)
@@ -58,8 +58,8 @@ enum EmbeddedImage {
             let n = bitmap.width * bitmap.height
             var rgb = [UInt8](repeating: 0, count: 3 * n)
             var alpha: [UInt8]? = bitmap.isOpaque ? nil : [UInt8](repeating: 0, count: n)
-            let straight = bitmap.isPremultiplied ? bitmap.unpremultiplied() : bitmap
-            straight.pixels.withUnsafeBufferPointer { p in
+            // The decoder's pixels are straight (never premultiplied): copied as they are.
+            bitmap.pixels.withUnsafeBufferPointer { p in
                 for i in 0..<n {
                     rgb[3 * i] = p[4 * i]; rgb[3 * i + 1] = p[4 * i + 1]; rgb[3 * i + 2] = p[4 * i + 2]
                     alpha?[i] = p[4 * i + 3]

@@ -2,26 +2,30 @@ import Glibc
 import LNoteFormat
 import LNoteShape
 
-/// What both vector writers need about the page being written: its size on the reference
-/// grid, the transform strokes are prepared with, and the paths of its template.
+/// What both vector writers need about the page being written: its size on the grid, the
+/// transform strokes and images are placed with (the one the renderer hands `beginPage`,
+/// normally `VectorGrid.transform(for:)`), and the paths of its template.
 struct VectorPage {
     let entry: PageEntry
-    /// Page units → reference pixels (`VectorGrid.referenceScale`); its rounded pixel size is
-    /// not used: the page is exactly width/10 × height/10 points.
+    /// Page units → pixels at the scale of the pixel-scale rules (`VectorGrid.referenceScale`
+    /// for an export); its rounded pixel size is not used: the page is exactly width/10 ×
+    /// height/10 points.
     let transform: PageTransform
-    /// The page in reference pixels, unrounded.
+    /// The page in the transform's pixels, unrounded.
     let width: Double, height: Double
 
-    init(_ entry: PageEntry) {
+    init(_ entry: PageEntry, transform: PageTransform) {
         self.entry = entry
-        transform = PageTransform(pageWidth: entry.width, pageHeight: entry.height, scale: VectorGrid.referenceScale)
+        self.transform = transform
         width = transform.length(Double(entry.width))
         height = transform.length(Double(entry.height))
     }
 
     /// The page size in points.
-    var widthPoints: Double { Double(entry.width) / 10 }
-    var heightPoints: Double { Double(entry.height) / 10 }
+    var widthPoints: Double { PageTransform.points(entry.width) }
+    var heightPoints: Double { PageTransform.points(entry.height) }
+    /// Points per grid step (the content stream's unit): 1/(scale · `VectorGrid.perPixel`).
+    var pointsPerStep: Double { 1 / (transform.scale * VectorGrid.perPixel) }
     /// The page size in grid steps.
     var gridWidth: Int { VectorGrid.grid(width) }
     var gridHeight: Int { VectorGrid.grid(height) }
@@ -65,24 +69,15 @@ struct VectorPage {
     }
 
     /// The affine map (a, b, c, d, e, f) in grid steps that takes the unit square onto the
-    /// image's frame, rotated clockwise on screen about the frame's centre. `yUp` is the PDF
-    /// image space (row 0 at v = 1); SVG's has row 0 at v = 0.
-    func imageMatrix(_ p: ImagePlacement, yUp: Bool) -> [Double] {
-        let g = VectorGrid.perPixel
-        let fx = transform.x(Double(p.x)) * g, fy = transform.y(Double(p.y)) * g
-        let fw = transform.length(Double(p.width)) * g, fh = transform.length(Double(p.height)) * g
-        let cx = fx + fw / 2, cy = fy + fh / 2
-        let theta = Double(p.rotation) / 1000 * Double.pi / 180
-        let cs = cos(theta), sn = sin(theta)
-        if yUp {
-            return [fw * cs, fw * sn, fh * sn, -fh * cs, cx - (fw * cs + fh * sn) / 2, cy - (fw * sn - fh * cs) / 2]
-        }
-        return [fw * cs, fw * sn, -fh * sn, fh * cs, cx - (fw * cs - fh * sn) / 2, cy - (fw * sn + fh * cs) / 2]
+    /// image's frame (`ImageFrame.unitSquareMatrix`). `yUp` is the PDF image space (row 0 at
+    /// v = 1); SVG's has row 0 at v = 0.
+    func imageMatrix(_ frame: ImageFrame, yUp: Bool) -> [Double] {
+        frame.unitSquareMatrix(perPixel: VectorGrid.perPixel, yUp: yUp)
     }
 
     /// The image's frame lies wholly off the page (nothing to draw, nothing to embed).
-    func imageIsOffPage(_ p: ImagePlacement) -> Bool {
-        let m = imageMatrix(p, yUp: false)
+    func imageIsOffPage(_ frame: ImageFrame) -> Bool {
+        let m = imageMatrix(frame, yUp: false)
         let xs = [m[4], m[4] + m[0], m[4] + m[2], m[4] + m[0] + m[2]]
         let ys = [m[5], m[5] + m[1], m[5] + m[3], m[5] + m[1] + m[3]]
         let W = Double(gridWidth), H = Double(gridHeight)

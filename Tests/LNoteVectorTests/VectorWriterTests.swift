@@ -1,6 +1,7 @@
 // Unit tests of the vector writers' parts: numbers, dates, text strings, JPEG frame headers,
 // the orientation of every sub-path a stroke is made of, and the factor levels of a mask.
 
+import Foundation
 import Testing
 import Glibc
 @testable import LNoteVector
@@ -115,7 +116,7 @@ import LNoteShape
         }
         let stroke = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0, a: 128), points: points)
         let entry = PageEntry(id: LNoteID("C0A80101-0000-4000-8000-00000000A001")!, width: 8340, height: 11940)
-        let page = VectorPage(entry)
+        let page = VectorPage(entry, transform: VectorGrid.transform(for: entry))
         let shape = StrokeShape()
         shape.prepare(stroke, transform: page.transform)
         var sink = StrokePieces(width: page.width, height: page.height)
@@ -190,7 +191,7 @@ import LNoteShape
     static func distance(_ p: ShapePiece, _ x: Double, _ y: Double) -> Double {
         var best = min(((x - p.x0) * (x - p.x0) + (y - p.y0) * (y - p.y0)).squareRoot() - p.r0,
                        ((x - p.x1) * (x - p.x1) + (y - p.y1) * (y - p.y1)).squareRoot() - p.r1)
-        guard let t = OutlineBuilder.tangents(p) else { return best }
+        guard let t = p.outerTangents(tolerance: OutlineBuilder.nestedTolerance) else { return best }
         let quad = [(p.x0 + p.r0 * t.lx, p.y0 + p.r0 * t.ly), (p.x1 + p.r1 * t.lx, p.y1 + p.r1 * t.ly),
                     (p.x1 + p.r1 * t.rx, p.y1 + p.r1 * t.ry), (p.x0 + p.r0 * t.rx, p.y0 + p.r0 * t.ry)]
         var area = 0.0
@@ -229,7 +230,7 @@ import LNoteShape
             }
             let stroke = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0), points: points)
             let entry = PageEntry(id: LNoteID("C0A80101-0000-4000-8000-00000000A002")!, width: 8340, height: 11940)
-            let page = VectorPage(entry)
+            let page = VectorPage(entry, transform: VectorGrid.transform(for: entry))
             let shape = StrokeShape()
             shape.prepare(stroke, transform: page.transform)
             var sink = StrokePieces(width: page.width, height: page.height)
@@ -277,5 +278,32 @@ import LNoteShape
         #expect(sink.pieces.count == 1)
         let p = sink.pieces[0]
         #expect(p.x0 >= -5 && p.x1 <= 105 && p.y0 == 50)
+    }
+
+    /// The backends place everything through the transform `beginPage` is given (the
+    /// renderer's), not one of their own: at 4 px/pt the SVG's grid is twice as fine as at the
+    /// reference scale, with the same page in points, and the PDF's unit follows.
+    @Test func backendsUseTheTransformTheyAreGiven() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/features/8D850F81-E8B4-4809-9898-DFA894B30B1A.lnote")
+        let package = try LNotePackage.open(at: fixture)
+        guard case .valid(let entry) = package.pages[0] else { Issue.record("no first page"); return }
+        func svg(_ t: PageTransform) -> String {
+            let backend = SVGPageBackend(package: package, pageNumber: 1)
+            backend.beginPage(entry, transform: t, layers: BackgroundLayers(paper: true, template: false))
+            backend.endPage()
+            return String(decoding: backend.document, as: UTF8.self)
+        }
+        let reference = VectorGrid.transform(for: entry)
+        let fine = PageTransform(pageWidth: entry.width, pageHeight: entry.height, scale: 2 * VectorGrid.referenceScale)
+        let w = Double(entry.width) / 10 * VectorGrid.referenceScale * VectorGrid.perPixel
+        let h = Double(entry.height) / 10 * VectorGrid.referenceScale * VectorGrid.perPixel
+        #expect(svg(reference).contains("viewBox=\"0 0 \(Int(w)) \(Int(h))\""))
+        #expect(svg(fine).contains("viewBox=\"0 0 \(Int(2 * w)) \(Int(2 * h))\""))
+        #expect(entry.width % 10 == 0)
+        let points = "width=\"\(entry.width / 10)pt\""
+        #expect(svg(fine).contains(points) && svg(reference).contains(points))
+        #expect(VectorPage(entry, transform: reference).pointsPerStep == 1 / (VectorGrid.referenceScale * VectorGrid.perPixel))
+        #expect(VectorPage(entry, transform: fine).pointsPerStep == 1 / (2 * VectorGrid.referenceScale * VectorGrid.perPixel))
     }
 }

@@ -31,7 +31,7 @@ func renderThumbnail(_ entry: PageEntry, of package: LNotePackage) throws {
     let hash = hasher.finalize()
     let page = try package.loadPage(entry, from: source)
     let rendered = try PageRenderer.render(page, of: package, options: RenderOptions(size: .width(320)), assets: AssetCache())
-    let jpeg = try JPEGEncoder.encode(rendered.bitmap, quality: 80, pixelsPerInch: Int((72 * rendered.scale).rounded()),
+    let jpeg = try JPEGEncoder.encode(rendered.bitmap, quality: 80, pixelsPerInch: Int(rendered.pixelsPerInch.rounded()),
                                       comment: Array(hash.utf8))
     try package.writeThumbnail(jpeg, for: entry.id)
 }

@@ -7,6 +7,7 @@ import LNoteBitmap
 import LNoteCodecs
 import LNoteFormat
 import LNoteRaster
+import LNoteShape
 
 /// When goldens are written.
 public enum SnapshotRecording: String, Sendable, CaseIterable {
@@ -362,7 +363,7 @@ public enum SnapshotRunner {
     /// Encodes a golden: an opaque RGB PNG carrying the renderer version and the page id.
     public static func goldenPNG(_ bitmap: Bitmap, scale: Double, pageID: String, rendererVersion: String) throws(CodecError) -> [UInt8] {
         try PNGEncoder.encode(bitmap, options: PNGEncodeOptions(
-            includeAlpha: false, pixelsPerInch: 72 * scale,
+            includeAlpha: false, pixelsPerInch: PageTransform.dpi(scale: scale),
             text: [("Software", "lnote-render"), (GoldenMetadata.rendererVersionKeyword, rendererVersion),
                    (GoldenMetadata.pageIDKeyword, pageID)]))
     }
