@@ -51,12 +51,12 @@ enum DiffCommand {
                 do {
                     try AtomicFile.write(try PNGEncoder.encode(diff), toPath: output, display: output)
                 } catch {
-                    reporter.report(Problem(.error, code: "write", file: output, message: "cannot write the diff image: \(error)"))
+                    reporter.report(Problem(.error, code: .write, file: output, message: "cannot write the diff image: \(error)"))
                     status = ExitStatus.failure
                 }
             } else {
                 let size = ImageComparison.diffImageSize(expected: expected, actual: actual)
-                reporter.report(Problem(.error, code: "max-pixels", file: output, message:
+                reporter.report(Problem(.error, code: .maxPixels, file: output, message:
                     "the diff image of \(expectedPath) (\(expected.width)×\(expected.height)) and "
                     + "\(actualPath) (\(actual.width)×\(actual.height)) would be \(size.width)×\(size.height) pixels, "
                     + "over the limit of \(ImageComparison.maxDiffImagePixels); not written"))
@@ -106,7 +106,7 @@ enum DiffCommand {
             do {
                 return try ImageDecoder.decode(bytes)
             } catch {
-                reporter.report(Problem(.error, code: "image", file: path, message: "not an image that can be decoded: \(error)"))
+                reporter.report(Problem(.error, code: .image, file: path, message: "not an image that can be decoded: \(error)"))
                 return nil
             }
         } catch {

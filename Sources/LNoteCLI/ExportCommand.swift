@@ -69,7 +69,7 @@ enum ExportCommand {
             throw UsageError("--pages: page \(outOfRange.map(String.init).joined(separator: ", ")) does not exist (the document has \(package.pages.count) page(s))")
         }
         guard !indices.isEmpty else {
-            reporter.report(Problem(.error, code: "no-pages", file: docPath, message: "the document has no pages"))
+            reporter.report(Problem(.error, code: .noPages, file: docPath, message: "the document has no pages"))
             return reporter.finish(ExitStatus.failure)
         }
         if settings.format == .pdf {
@@ -102,8 +102,8 @@ enum ExportCommand {
         let results = exporter.export(pages: indices, to: destination, jobs: jobs) { page in
             done += 1
             for d in page.diagnostics { reporter.report(Problem(d, package: docPath, page: page.number)) }
-            if let error = page.error, error.rule == "max-pixels", let message = oversized[page.number] {
-                reporter.report(Problem(.error, code: error.rule, kind: error.kind.rawValue, file: docPath, page: page.number,
+            if let error = page.error, error.code == .maxPixels, let message = oversized[page.number] {
+                reporter.report(Problem(.error, code: error.code, kind: error.kind, file: docPath, page: page.number,
                                         message: "the page " + message))
             } else if let error = page.error {
                 reporter.report(Problem(error, package: docPath, page: page.number))
@@ -163,20 +163,20 @@ enum ExportCommand {
             let (dir, _) = AtomicFile.split(path)
             let parent = dir.isEmpty ? "." : dir
             guard FileIO.kind(atPath: parent) == .directory || FileManager.default.fileExists(atPath: parent + "/.") else {
-                return Problem(.error, code: "output-directory", file: path,
+                return Problem(.error, code: .outputDirectory, file: path,
                                message: "the directory \(parent) does not exist (create it, or name an existing one)")
             }
             guard access(parent, W_OK) == 0 else {
-                return Problem(.error, code: "output-directory", file: path,
+                return Problem(.error, code: .outputDirectory, file: path,
                                message: "cannot write into \(parent): \(String(cString: strerror(errno)))")
             }
             return nil
         case .directory(let dir):
             if let failure = makeDirectories(dir) {
-                return Problem(.error, code: "output-directory", file: dir, message: "cannot create the output directory: \(failure)")
+                return Problem(.error, code: .outputDirectory, file: dir, message: "cannot create the output directory: \(failure)")
             }
             guard access(dir, W_OK) == 0 else {
-                return Problem(.error, code: "output-directory", file: dir,
+                return Problem(.error, code: .outputDirectory, file: dir,
                                message: "cannot write into the output directory: \(String(cString: strerror(errno)))")
             }
             return nil

@@ -57,13 +57,13 @@ extension Diagnostic {
         .object([
             ("severity", .string(severity.rawValue)), ("file", .string(file)),
             ("element", .optional(elementIndex)), ("id", .optional(elementID)),
-            ("offset", .optional(offset)), ("rule", .string(rule)), ("message", .string(message)),
+            ("offset", .optional(offset)), ("rule", .string(code.rawValue)), ("message", .string(message)),
         ])
     }
 }
 
 extension LNoteError {
     var json: JSONOutput {
-        .object([("kind", .string(kind.rawValue)), ("file", .string(file)), ("rule", .string(rule)), ("message", .string(message))])
+        .object([("kind", .string(kind.rawValue)), ("file", .string(file)), ("rule", .string(code.rawValue)), ("message", .string(message))])
     }
 }

@@ -65,7 +65,7 @@ enum GCCommand {
                 let package = try LNotePackage.open(at: URL(fileURLWithPath: path))
                 let plan = try GarbageCollector.plan(package)
                 if let reason = plan.assetsKeptBecause {
-                    reporter.report(Problem(.warning, code: "assets-kept", file: path, message: "unreferenced assets kept: \(reason)"))
+                    reporter.report(Problem(.warning, code: .assetsKept, file: path, message: "unreferenced assets kept: \(reason)"))
                 }
                 let files = dryRun ? plan.all : try GarbageCollector.run(plan, on: package)
                 for file in files { reporter.line("\(dryRun ? "would delete" : "deleted") \(Problem.shownPath(file, package: path))") }

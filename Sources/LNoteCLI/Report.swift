@@ -8,12 +8,12 @@ struct Problem: Sendable, Equatable {
     enum Severity: String, Sendable { case error, warning }
 
     var severity: Severity
-    /// Stable and documented in the README ("Error and warning codes"): the rule of a library
-    /// error or diagnostic (`points-length`, `max-pixels`), or one of the CLI's own (`usage`,
-    /// `output-directory`, `no-packages`).
-    var code: String
+    /// Stable and documented in the README ("Error and warning codes"): the code of a library
+    /// error or diagnostic (`.pointsLength`, `.maxPixels`), or one of the CLI's own (`.usage`,
+    /// `.outputDirectory`, `.noPackages`).
+    var code: Code
     /// The library's coarse error kind (`missing`, `invalidJSON`, …), nil for CLI problems.
-    var kind: String?
+    var kind: LNoteError.Kind?
     /// The file as the user can open it: the package path they gave joined with the file inside
     /// it, or the path they gave.
     var file: String?
@@ -27,7 +27,7 @@ struct Problem: Sendable, Equatable {
     var offset: Int?
     var message: String
 
-    init(_ severity: Severity, code: String, kind: String? = nil, file: String?, page: Int? = nil, element: Int? = nil,
+    init(_ severity: Severity, code: Code, kind: LNoteError.Kind? = nil, file: String?, page: Int? = nil, element: Int? = nil,
          id: String? = nil, offset: Int? = nil, message: String) {
         (self.severity, self.code, self.kind, self.file, self.page) = (severity, code, kind, file, page)
         (self.element, self.id, self.offset, self.message) = (element, id, offset, message)
@@ -35,17 +35,17 @@ struct Problem: Sendable, Equatable {
 
     /// A library error of the package the user named `packagePath` (nil: a file they named).
     init(_ error: LNoteError, package packagePath: String?, page: Int? = nil, severity: Severity = .error) {
-        self.init(severity, code: error.rule, kind: error.kind.rawValue,
+        self.init(severity, code: error.code, kind: error.kind,
                   file: Self.shownPath(error.file, package: packagePath), page: page, message: error.message)
     }
 
     /// A diagnostic of a page (or of document.json) of the package the user named `packagePath`.
     init(_ d: Diagnostic, package packagePath: String, page: Int? = nil) {
-        self.init(d.severity == .error ? .error : .warning, code: d.rule, file: Self.shownPath(d.file, package: packagePath),
+        self.init(d.severity == .error ? .error : .warning, code: d.code, file: Self.shownPath(d.file, package: packagePath),
                   page: page, element: d.elementIndex, id: d.elementID, offset: d.offset, message: d.message)
     }
 
-    static func usage(_ message: String) -> Problem { Problem(.error, code: "usage", file: nil, message: message) }
+    static func usage(_ message: String) -> Problem { Problem(.error, code: .usage, file: nil, message: message) }
 
     /// Library errors name a file inside a package relative to it, and the package itself by
     /// its absolute path; the user sees both in the form they typed: `doc.lnote/pages/X.content`
@@ -66,20 +66,12 @@ struct Problem: Sendable, Equatable {
 
     /// `warning: page 2: doc.lnote/pages/X.content @120: element 3 (id A1): [points-length] …`
     var text: String {
-        var s = severity.rawValue
-        if let page, !message.hasPrefix("page \(page):") { s += ": page \(page)" }
-        if let file { s += ": " + file }
-        if let offset { s += " @\(offset)" }
-        if let element {
-            s += ": element \(element)" + (id.map { " (id \($0))" } ?? " (no id)")
-        } else if let id {
-            s += ": id \(id)"
-        }
-        return s + ": [\(code)] \(message)"
+        ProblemLine.text(severity: severity.rawValue, page: page, file: file, offset: offset, element: element, id: id,
+                         code: code, message: message)
     }
 
     var json: JSONOutput {
-        .object([("severity", .string(severity.rawValue)), ("code", .string(code)), ("kind", .optional(kind)),
+        .object([("severity", .string(severity.rawValue)), ("code", .string(code.rawValue)), ("kind", .optional(kind?.rawValue)),
                  ("file", .optional(file)), ("page", .optional(page)), ("element", .optional(element)),
                  ("id", .optional(id)), ("offset", .optional(offset)), ("message", .string(message))])
     }

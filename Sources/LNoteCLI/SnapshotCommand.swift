@@ -86,15 +86,15 @@ enum SnapshotCommand {
             let found = SnapshotRunner.documents(in: [path])
             for failure in found.errors {
                 let (code, message) = switch FileIO.kind(atPath: failure.path) {
-                case .missing: ("missing", "no such file or directory")
-                case .symlink: ("symlink", "a symbolic link, which is never followed")
-                case .directory: ("directory", failure.message)  // a folder of the library that cannot be listed
-                default: ("not-a-package", "not a .lnote package or a directory holding packages")
+                case .missing: (Code.missing, "no such file or directory")
+                case .symlink: (Code.symlink, "a symbolic link, which is never followed")
+                case .directory: (Code.directory, failure.message)  // a folder of the library that cannot be listed
+                default: (Code.notAPackage, "not a .lnote package or a directory holding packages")
                 }
                 reporter.report(Problem(.error, code: code, file: failure.path, message: message))
             }
             if found.errors.isEmpty && found.documents.isEmpty {
-                reporter.report(Problem(.error, code: "no-packages", file: path, message: "no .lnote packages in this directory"))
+                reporter.report(Problem(.error, code: .noPackages, file: path, message: "no .lnote packages in this directory"))
             }
             for d in found.documents where seen.insert(URL(fileURLWithPath: d.path).standardizedFileURL.path).inserted { documents.append(d) }
         }
@@ -107,7 +107,7 @@ enum SnapshotCommand {
             // What is absent is only known when every argument was read: a library folder that
             // could not be listed would otherwise look like documents that were deleted.
             options.prune = false
-            reporter.report(Problem(.warning, code: "prune", file: nil,
+            reporter.report(Problem(.warning, code: .prune, file: nil,
                                     message: "--prune deletes nothing in this run: not every argument could be read"))
         }
         let packages = documents.map(\.path)
@@ -128,15 +128,15 @@ enum SnapshotCommand {
 
         for document in run.documents {
             if let error = document.error {
-                reporter.report(Problem(.error, code: "unreadable", file: error.file, message: error.message))
+                reporter.report(Problem(.error, code: .unreadable, file: error.file, message: error.message))
             }
             for page in document.pages {
                 for d in page.diagnostics { reporter.report(Problem(d, package: document.path, page: page.number)) }
                 if page.status == .failed {
                     if let error = page.error { reporter.report(Problem(error, package: document.path, page: page.number)) }
-                    else { reporter.report(Problem(.error, code: "page-entry", file: document.path, page: page.number, message: page.summary)) }
+                    else { reporter.report(Problem(.error, code: .pageEntry, file: document.path, page: page.number, message: page.summary)) }
                 } else if page.status == .unreadable {
-                    reporter.report(Problem(.error, code: "golden", file: page.golden, page: page.number, message: page.summary))
+                    reporter.report(Problem(.error, code: .golden, file: page.golden, page: page.number, message: page.summary))
                 } else if page.status.fails || !quiet {
                     reporter.line("\(page.status.rawValue): \(page.golden ?? (document.goldenDirectory + "/" + (page.name?.fileName ?? "?"))) (page \(page.number) of \(document.path)): \(page.summary)")
                 }
@@ -149,13 +149,13 @@ enum SnapshotCommand {
         if let report {
             let html = SnapshotHTMLReport.html(run, reportDirectory: report, recordCommand: recordCommand)
             if let failure = write(Array(html.utf8), to: report + "/index.html") {
-                reporter.report(Problem(.error, code: "write", file: report + "/index.html", message: "cannot write the report: \(failure)"))
+                reporter.report(Problem(.error, code: .write, file: report + "/index.html", message: "cannot write the report: \(failure)"))
                 status = max(status, ExitStatus.failure)
             }
         }
         if let junit {
             if let failure = write(Array(SnapshotJUnit.xml(run).utf8), to: junit) {
-                reporter.report(Problem(.error, code: "write", file: junit, message: "cannot write the JUnit file: \(failure)"))
+                reporter.report(Problem(.error, code: .write, file: junit, message: "cannot write the JUnit file: \(failure)"))
                 status = max(status, ExitStatus.failure)
             }
         }
@@ -183,9 +183,9 @@ enum SnapshotCommand {
         if orphan.pruned {
             reporter.line("pruned: \(orphan.path)")
         } else if let error = orphan.error {
-            reporter.report(Problem(.error, code: "prune", file: orphan.path, message: "cannot delete the golden: \(error)"))
+            reporter.report(Problem(.error, code: .prune, file: orphan.path, message: "cannot delete the golden: \(error)"))
         } else {
-            reporter.report(Problem(.warning, code: "orphaned-golden", file: orphan.path,
+            reporter.report(Problem(.warning, code: .orphanedGolden, file: orphan.path,
                                     message: "a golden of no page or document; --prune deletes it"))
         }
     }

@@ -133,14 +133,14 @@ func packagePaths(_ paths: [String], reporter: Reporter) -> [String] {
         let scan = LibraryScan.packages(in: [path])
         for failure in scan.errors {
             let (code, message) = switch FileIO.kind(atPath: failure.path) {
-            case .missing: ("missing", "no such file or directory")
-            case .symlink: ("symlink", "a symbolic link, which is never followed")
-            default: ("not-a-package", "not a .lnote package or a directory holding packages")
+            case .missing: (Code.missing, "no such file or directory")
+            case .symlink: (Code.symlink, "a symbolic link, which is never followed")
+            default: (Code.notAPackage, "not a .lnote package or a directory holding packages")
             }
             reporter.report(Problem(.error, code: code, file: failure.path, message: message))
         }
         if scan.errors.isEmpty && scan.packages.isEmpty {
-            reporter.report(Problem(.error, code: "no-packages", file: path, message: "no .lnote packages in this directory"))
+            reporter.report(Problem(.error, code: .noPackages, file: path, message: "no .lnote packages in this directory"))
         }
         found += scan.packages
     }

@@ -33,7 +33,7 @@ enum WatchCommand {
         let reporter = Reporter(args, console: console)
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: library, isDirectory: &isDir), isDir.boolValue else {
-            reporter.report(Problem(.error, code: "not-a-directory", file: library, message: "not a directory"))
+            reporter.report(Problem(.error, code: .notADirectory, file: library, message: "not a directory"))
             return reporter.finish(ExitStatus.failure)
         }
         let regenerator = ThumbnailRegenerator(settings: settings, rendererVersion: LNoteTool.version)
@@ -47,7 +47,7 @@ enum WatchCommand {
         regenerated(LibraryScan.packages(in: [library]).packages, true, "initial")
         let watcher = LibraryWatcher(root: URL(fileURLWithPath: library), debounce: debounce, onNotice: {
             // Once, at the inotify limit: what it is, how to raise it, and that the rest is polled.
-            reporter.report(Problem(.warning, code: "inotify-limit", file: library, message: $0))
+            reporter.report(Problem(.warning, code: .inotifyLimit, file: library, message: $0))
         }) { package in
             guard FileManager.default.fileExists(atPath: package.path) else {
                 reporter.line("removed: \(package.path)")

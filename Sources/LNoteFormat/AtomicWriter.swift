@@ -77,7 +77,7 @@ public enum AtomicFile {
         let (dir, name) = split(path)
         let dfd = open(dir.isEmpty ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dfd >= 0 else {
-            throw LNoteError(.io, file: shown, rule: "write", message: "cannot open its directory: \(FileIO.errnoText())")
+            throw LNoteError(.io, file: shown, code: .write, message: "cannot open its directory: \(FileIO.errnoText())")
         }
         defer { close(dfd) }
         _ = try write(bytes, named: name, inDirectory: dfd, display: shown, failAt: failAt)
@@ -89,7 +89,7 @@ public enum AtomicFile {
                               failAt: Stage?, durable: Bool = true, stamp: Bool = false) throws(LNoteError) -> FileStamp? {
         let tmp = temporaryName(for: name)
         func fail(_ what: String, _ code: Int32) -> LNoteError {
-            LNoteError(.io, file: shown, rule: "write", message: "\(what): \(FileIO.errnoText(code))")
+            LNoteError(.io, file: shown, code: .write, message: "\(what): \(FileIO.errnoText(code))")
         }
         // Keep the permissions of the file being replaced, but not setuid, setgid or sticky:
         // new content must not inherit privileges granted to the old.
@@ -102,13 +102,13 @@ public enum AtomicFile {
         var ok = false
         defer { if !ok { unlinkat(dfd, tmp, 0) } }
         if let code = FileIO.writeAll(fd, bytes) { close(fd); throw fail("write failed", code) }
-        if failAt == .afterTempWrite { close(fd); throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
+        if failAt == .afterTempWrite { close(fd); throw LNoteError(.io, file: shown, code: .write, message: "simulated failure") }
         _ = fchmod(fd, mode)  // the mode given to openat was narrowed by the umask
         guard !durable || fsync(fd) == 0 else { let code = errno; close(fd); throw fail("fsync failed", code) }
         var written = stat()
         let identified = stamp && fstat(fd, &written) == 0
         guard close(fd) == 0 else { throw fail("close failed", errno) }
-        if failAt == .beforeRename { throw LNoteError(.io, file: shown, rule: "write", message: "simulated failure") }
+        if failAt == .beforeRename { throw LNoteError(.io, file: shown, code: .write, message: "simulated failure") }
         guard renameat(dfd, tmp, dfd, name) == 0 else { throw fail("rename failed", errno) }
         ok = true
         if durable { _ = fsync(dfd) }
@@ -148,7 +148,7 @@ public final class AtomicFileStream {
         tmp = AtomicFile.temporaryName(for: base)
         dfd = open(dir.isEmpty ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dfd >= 0 else {
-            throw LNoteError(.io, file: shown, rule: "write", message: "cannot open its directory: \(FileIO.errnoText())")
+            throw LNoteError(.io, file: shown, code: .write, message: "cannot open its directory: \(FileIO.errnoText())")
         }
         var m: mode_t = 0o644
         var st = stat()
@@ -158,7 +158,7 @@ public final class AtomicFileStream {
         guard fd >= 0 else {
             let code = errno
             close(dfd)
-            throw LNoteError(.io, file: shown, rule: "write", message: "cannot create a temporary file: \(FileIO.errnoText(code))")
+            throw LNoteError(.io, file: shown, code: .write, message: "cannot create a temporary file: \(FileIO.errnoText(code))")
         }
     }
 
@@ -172,7 +172,7 @@ public final class AtomicFileStream {
         guard !finished else { return }
         if let code = FileIO.writeAll(fd, bytes) {
             abandon()
-            throw LNoteError(.io, file: shown, rule: "write", message: "write failed: \(FileIO.errnoText(code))")
+            throw LNoteError(.io, file: shown, code: .write, message: "write failed: \(FileIO.errnoText(code))")
         }
         count += bytes.count
     }
@@ -182,7 +182,7 @@ public final class AtomicFileStream {
         guard !finished else { return }
         func fail(_ what: String, _ code: Int32) -> LNoteError {
             abandon()
-            return LNoteError(.io, file: shown, rule: "write", message: "\(what): \(FileIO.errnoText(code))")
+            return LNoteError(.io, file: shown, code: .write, message: "\(what): \(FileIO.errnoText(code))")
         }
         _ = fchmod(fd, mode)
         guard fsync(fd) == 0 else { throw fail("fsync failed", errno) }
@@ -210,19 +210,19 @@ public enum JournalWriter {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let code = errno
-            throw LNoteError(code == ELOOP ? .unsafePath : .io, file: shown, rule: "journal-append",
+            throw LNoteError(code == ELOOP ? .unsafePath : .io, file: shown, code: .journalAppend,
                              message: "cannot open the journal: \(FileIO.errnoText(code))")
         }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
-            throw LNoteError(.unsafePath, file: shown, rule: "not-regular-file", message: "the journal is not a regular file")
+            throw LNoteError(.unsafePath, file: shown, code: .notRegularFile, message: "the journal is not a regular file")
         }
         if let code = FileIO.writeAll(fd, frames) {
-            throw LNoteError(.io, file: shown, rule: "journal-append", message: "write failed: \(FileIO.errnoText(code))")
+            throw LNoteError(.io, file: shown, code: .journalAppend, message: "write failed: \(FileIO.errnoText(code))")
         }
         guard fsync(fd) == 0 else {
-            throw LNoteError(.io, file: shown, rule: "journal-append", message: "fsync failed: \(FileIO.errnoText())")
+            throw LNoteError(.io, file: shown, code: .journalAppend, message: "fsync failed: \(FileIO.errnoText())")
         }
         if !existed { let dir = AtomicFile.split(path).dir; FileIO.syncDirectory(atPath: dir.isEmpty ? "." : dir) }
     }

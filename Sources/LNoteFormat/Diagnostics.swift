@@ -18,34 +18,26 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     public var elementID: String?
     /// Byte offset in the file (journal frames), if meaningful.
     public var offset: Int?
-    /// A short stable rule name, e.g. `points-length`, `radius-range`, `background-color`.
-    public var rule: String
+    /// The stable code, e.g. `.pointsLength`, `.radiusRange`, `.backgroundColor`.
+    public var code: Code
     /// A human sentence saying what is wrong.
     public var message: String
 
     public init(severity: Severity = .warning, file: String, elementIndex: Int? = nil, elementID: String? = nil,
-                offset: Int? = nil, rule: String, message: String) {
+                offset: Int? = nil, code: Code, message: String) {
         self.severity = severity
         self.file = file
         self.elementIndex = elementIndex
         self.elementID = elementID
         self.offset = offset
-        self.rule = rule
+        self.code = code
         self.message = message
     }
 
     /// `warning: pages/X.content: element 3 (id ABC…): [points-length] points has 7 values…`
     public var description: String {
-        var s = "\(severity.rawValue): \(file)"
-        if let offset { s += " @\(offset)" }
-        if let elementIndex {
-            s += ": element \(elementIndex)"
-            s += elementID.map { " (id \($0))" } ?? " (no id)"
-        } else if let elementID {
-            s += ": id \(elementID)"
-        }
-        s += ": [\(rule)] \(message)"
-        return s
+        ProblemLine.text(severity: severity.rawValue, file: file, offset: offset, element: elementIndex, id: elementID,
+                         code: code, message: message)
     }
 }
 
@@ -71,19 +63,49 @@ public struct LNoteError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var kind: Kind
     public var file: String
-    public var rule: String
+    /// The stable code (the README's table), e.g. `.json`, `.missing`, `.write`.
+    public var code: Code
     public var message: String
 
-    public init(_ kind: Kind, file: String, rule: String, message: String) {
+    public init(_ kind: Kind, file: String, code: Code, message: String) {
         self.kind = kind
         self.file = file
-        self.rule = rule
+        self.code = code
         self.message = message
     }
 
-    public var description: String { "\(file): [\(rule)] \(message)" }
+    /// `pages/X.content: [json] invalid JSON at byte 25: …`
+    public var description: String { ProblemLine.text(severity: nil, file: file, code: code, message: message) }
 
     static func json(_ e: JSONError, file: String) -> LNoteError {
-        LNoteError(.invalidJSON, file: file, rule: "json", message: e.description)
+        LNoteError(.invalidJSON, file: file, code: .json, message: e.description)
+    }
+}
+
+/// The one way a problem is written as a line of text, for `Diagnostic`, `LNoteError` and the
+/// CLI's report alike:
+/// `warning: page 2: doc.lnote/pages/X.content @120: element 3 (id A1): [points-length] …`.
+/// Each part is left out when it is nil; the page is also left out when the message already
+/// starts with it (`page 2: …`).
+public enum ProblemLine {
+    public static func text(severity: String?, page: Int? = nil, file: String?, offset: Int? = nil,
+                            element: Int? = nil, id: String? = nil, code: Code, message: String) -> String {
+        var s = ""
+        var started = false
+        func part(_ p: String) {
+            s += started ? ": " + p : p
+            started = true
+        }
+        if let severity { part(severity) }
+        if let page, !message.hasPrefix("page \(page):") { part("page \(page)") }
+        if let file { part(file) }
+        if let offset { s += " @\(offset)" }
+        if let element {
+            part("element \(element)" + (id.map { " (id \($0))" } ?? " (no id)"))
+        } else if let id {
+            part("id \(id)")
+        }
+        part("[\(code.rawValue)] \(message)")
+        return s
     }
 }

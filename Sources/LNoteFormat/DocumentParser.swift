@@ -97,44 +97,44 @@ public enum DocumentParser {
             throw LNoteError.json(error, file: file)
         }
         guard let root = scanned.root else {
-            throw LNoteError(.invalid, file: file, rule: "document-object", message: "document.json is \(scanned.rootType), not an object")
+            throw LNoteError(.invalid, file: file, code: .documentObject, message: "document.json is \(scanned.rootType), not an object")
         }
         let format = try checkFormat(root["format"], file: file)
-        var diagnostics = WarningList()
-        func warn(_ rule: String, _ message: String) {
-            diagnostics.add(Diagnostic(severity: .warning, file: file, rule: rule, message: message))
+        var diagnostics = Capped<Diagnostic>(limit: DocumentParser.maxWarnings)
+        func warn(_ code: Code, _ message: String) {
+            diagnostics.add(Diagnostic(severity: .warning, file: file, code: code, message: message))
         }
 
         var docID: LNoteID? = nil
         switch root["id"] {
         case .string(let s)?:
             docID = LNoteID(s)
-            if docID == nil { warn("document-id", "document id \"\(s)\" is not a UUID") }
-        case nil: warn("document-id", "document.json has no id")
-        case let v?: warn("document-id", "document id is \(v.typeName), not a string")
+            if docID == nil { warn(.documentId, "document id \"\(s)\" is not a UUID") }
+        case nil: warn(.documentId, "document.json has no id")
+        case let v?: warn(.documentId, "document id is \(v.typeName), not a string")
         }
         var title = ""
         switch root["title"] {
         case .string(let s)?: title = s
         case nil, .null?: break
-        case let v?: warn("title", "title is \(v.typeName), not a string")
+        case let v?: warn(.title, "title is \(v.typeName), not a string")
         }
-        let createdAt = timestamp(root["createdAt"], name: "createdAt", warn: { warn("timestamp", $0) })
-        let modifiedAt = timestamp(root["modifiedAt"], name: "modifiedAt", warn: { warn("timestamp", $0) })
+        let createdAt = timestamp(root["createdAt"], name: "createdAt", warn: { warn(.timestamp, $0) })
+        let modifiedAt = timestamp(root["modifiedAt"], name: "modifiedAt", warn: { warn(.timestamp, $0) })
 
         // A document without a page order cannot be read safely (tools would treat it as empty
         // and could delete derived data), so it fails rather than being read as zero pages.
         guard let pages = scanned.pages else {
-            throw LNoteError(.invalid, file: file, rule: "pages",
+            throw LNoteError(.invalid, file: file, code: .pages,
                              message: scanned.pagesType.map { "pages is \($0), not an array" } ?? "document.json has no pages array")
         }
         if pages.entries > pageLimit {
-            throw LNoteError(.limit, file: file, rule: "page-limit",
+            throw LNoteError(.limit, file: file, code: .pageLimit,
                              message: "document.json lists \(pages.entries) pages, more than \(pageLimit)")
         }
-        diagnostics.append(pages.warnings)
+        diagnostics.add(contentsOf: pages.warnings)
         return DocumentInfo(format: format, id: docID, title: title, createdAt: createdAt, modifiedAt: modifiedAt,
-                            pages: pages.slots, diagnostics: diagnostics.diagnostics)
+                            pages: pages.slots, diagnostics: summarized(diagnostics))
     }
 
     /// What one pass over document.json found.
@@ -154,7 +154,7 @@ public enum DocumentParser {
     private struct PageList {
         var slots: [PageSlot] = []
         var seen = Set<LNoteID>()
-        var warnings = WarningList()
+        var warnings = Capped<Diagnostic>(limit: DocumentParser.maxWarnings)
         /// Every entry, also those past the limit (only validated).
         var entries = 0
     }
@@ -213,64 +213,50 @@ public enum DocumentParser {
 
     /// One entry of the page order: a valid entry, or the reason it fails.
     private static func pageSlot(_ raw: JSONValue, index: Int, file: String, seen: inout Set<LNoteID>,
-                                 warnings: inout WarningList) -> PageSlot {
+                                 warnings: inout Capped<Diagnostic>) -> PageSlot {
         let rawID = raw["id"]?.stringValue
-        func invalid(_ rule: String, _ message: String) -> PageSlot {
+        func invalid(_ code: Code, _ message: String) -> PageSlot {
             .invalid(index: index, rawID: rawID,
-                     error: LNoteError(.invalid, file: file, rule: rule, message: "page \(index + 1): \(message)"))
+                     error: LNoteError(.invalid, file: file, code: code, message: "page \(index + 1): \(message)"))
         }
-        func warn(_ rule: String, _ message: String) {
-            warnings.add(Diagnostic(severity: .warning, file: file, elementIndex: index, elementID: rawID, rule: rule, message: message))
+        func warn(_ code: Code, _ message: String) {
+            warnings.add(Diagnostic(severity: .warning, file: file, elementIndex: index, elementID: rawID, code: code, message: message))
         }
-        guard raw.isObject else { return invalid("page-entry", "the entry is \(raw.typeName), not an object") }
+        guard raw.isObject else { return invalid(.pageEntry, "the entry is \(raw.typeName), not an object") }
         guard let rawID else {
-            return invalid("page-id", raw["id"] == nil ? "the entry has no id" : "id is \(raw["id"]!.typeName), not a string")
+            return invalid(.pageId, raw["id"] == nil ? "the entry has no id" : "id is \(raw["id"]!.typeName), not a string")
         }
-        guard let id = LNoteID(rawID) else { return invalid("page-id", "id \"\(rawID)\" is not a UUID") }
+        guard let id = LNoteID(rawID) else { return invalid(.pageId, "id \"\(rawID)\" is not a UUID") }
         // An id used twice: the later entry fails, whatever the fate of the earlier one.
-        guard seen.insert(id).inserted else { return invalid("page-duplicate-id", "id \(rawID) is used by an earlier page") }
+        guard seen.insert(id).inserted else { return invalid(.pageDuplicateId, "id \(rawID) is used by an earlier page") }
         var size: [Int] = []
         for name in ["width", "height"] {
-            guard let v = raw[name] else { return invalid("page-size", "the entry has no \(name)") }
+            guard let v = raw[name] else { return invalid(.pageSize, "the entry has no \(name)") }
             guard let n = v.integerValue, sizeRange.contains(n) else {
-                return invalid("page-size", "\(name) must be an integer from 1 to 200000, found \(v.integerValue.map(String.init) ?? v.typeName)")
+                return invalid(.pageSize, "\(name) must be an integer from \(sizeRange.lowerBound) to \(sizeRange.upperBound), found \(v.integerValue.map(String.init) ?? v.typeName)")
             }
             size.append(Int(n))
         }
 
-        let pageWarn: (String) -> Void = { warn("timestamp", $0) }
+        let pageWarn: (String) -> Void = { warn(.timestamp, $0) }
         var elementCount: Int? = nil
         if let v = raw["elementCount"], v != .null {
             if let n = v.integerValue, n >= 0 { elementCount = Int(n) } else {
-                warn("element-count", "elementCount must be a non-negative integer, ignored")
+                warn(.elementCount, "elementCount must be a non-negative integer, ignored")
             }
         }
-        let background = parseBackground(raw["background"]) { rule, message in warn(rule, message) }
+        let background = parseBackground(raw["background"]) { code, message in warn(code, message) }
         return .valid(PageEntry(id: id, width: size[0], height: size[1],
                                 createdAt: timestamp(raw["createdAt"], name: "createdAt", warn: pageWarn),
                                 modifiedAt: timestamp(raw["modifiedAt"], name: "modifiedAt", warn: pageWarn),
                                 elementCount: elementCount, background: background))
     }
 
-    /// Warnings one by one up to `maxWarnings`, then only counted.
-    struct WarningList {
-        private(set) var kept: [Diagnostic] = []
-        private(set) var more = 0
-
-        mutating func add(_ d: Diagnostic) {
-            if kept.count < DocumentParser.maxWarnings { kept.append(d) } else { more += 1 }
-        }
-
-        mutating func append(_ other: WarningList) {
-            for d in other.kept { add(d) }
-            more += other.more
-        }
-
-        /// The kept warnings and, when some were only counted, one summary.
-        var diagnostics: [Diagnostic] {
-            guard more > 0, let file = kept.first?.file else { return kept }
-            return kept + [Diagnostic(severity: .warning, file: file, rule: "more-warnings",
-                                      message: "… and \(more) more warnings")]
+    /// The kept warnings and, when some were only counted, one summary.
+    static func summarized(_ warnings: Capped<Diagnostic>) -> [Diagnostic] {
+        warnings.diagnostics { more in
+            warnings.kept.first.map { Diagnostic(severity: .warning, file: $0.file, code: .moreWarnings,
+                                                 message: "… and \(more) more warnings") }
         }
     }
 
@@ -279,10 +265,10 @@ public enum DocumentParser {
     static func checkFormat(_ v: JSONValue?, file: String) throws(LNoteError) -> Int {
         guard let v else { return 1 }
         guard let n = v.integerValue, n >= 1 else {
-            throw LNoteError(.invalid, file: file, rule: "format", message: "format must be a positive integer, found \(v.typeName)")
+            throw LNoteError(.invalid, file: file, code: .format, message: "format must be a positive integer, found \(v.typeName)")
         }
         guard n == 1 else {
-            throw LNoteError(.newerFormat, file: file, rule: "format",
+            throw LNoteError(.newerFormat, file: file, code: .format,
                              message: "format \(n) was written by a newer app (this version reads format 1); nothing was changed")
         }
         return 1
@@ -303,31 +289,31 @@ public enum DocumentParser {
     }
 
     /// `background`: every invalid value is replaced by its default, with a warning.
-    static func parseBackground(_ v: JSONValue?, warn: (String, String) -> Void) -> PageBackground {
+    static func parseBackground(_ v: JSONValue?, warn: (Code, String) -> Void) -> PageBackground {
         var bg = PageBackground.default
         guard let v, v != .null else { return bg }
         guard v.isObject else {
-            warn("background", "background is \(v.typeName), not an object; the default is used")
+            warn(.background, "background is \(v.typeName), not an object; the default is used")
             return bg
         }
         if let c = v["color"] {
             if let s = c.stringValue, let color = Color(hex: s) { bg.color = color } else {
-                warn("background-color", "background color \(describe(c)) is not #RRGGBB or #RRGGBBAA; #FFFFFF is used")
+                warn(.backgroundColor, "background color \(describe(c)) is not #RRGGBB or #RRGGBBAA; #FFFFFF is used")
             }
         }
         if let t = v["template"] {
             if let s = t.stringValue, let template = PageBackground.Template(rawValue: s) { bg.template = template } else {
-                warn("background-template", "template \(describe(t)) is not blank, ruled, grid or dots; blank is used")
+                warn(.backgroundTemplate, "template \(describe(t)) is not blank, ruled, grid or dots; blank is used")
             }
         }
         if let sp = v["spacing"] {
             if let n = sp.integerValue, spacingRange.contains(n) { bg.spacing = Int(n) } else {
-                warn("background-spacing", "spacing \(describe(sp)) is not an integer from 40 to 100000; 320 is used")
+                warn(.backgroundSpacing, "spacing \(describe(sp)) is not an integer from \(spacingRange.lowerBound) to \(spacingRange.upperBound); \(PageBackground.default.spacing) is used")
             }
         }
         if let lc = v["lineColor"] {
             if let s = lc.stringValue, let color = Color(hex: s) { bg.lineColor = color } else {
-                warn("background-line-color", "lineColor \(describe(lc)) is not #RRGGBB or #RRGGBBAA; #C8D2E0 is used")
+                warn(.backgroundLineColor, "lineColor \(describe(lc)) is not #RRGGBB or #RRGGBBAA; #C8D2E0 is used")
             }
         }
         return bg

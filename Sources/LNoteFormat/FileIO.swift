@@ -45,9 +45,9 @@ public enum FileIO {
     }
 
     private static func openError(_ code: Int32, display: String) -> LNoteError {
-        if code == ENOENT { return LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist") }
-        if code == ELOOP { return LNoteError(.unsafePath, file: display, rule: "symlink", message: "a symbolic link is never followed") }
-        return LNoteError(.io, file: display, rule: "read", message: "cannot open: \(errnoText(code))")
+        if code == ENOENT { return LNoteError(.missing, file: display, code: .missing, message: "the file does not exist") }
+        if code == ELOOP { return LNoteError(.unsafePath, file: display, code: .symlink, message: "a symbolic link is never followed") }
+        return LNoteError(.io, file: display, code: .read, message: "cannot open: \(errnoText(code))")
     }
 
     /// The whole regular file behind `fd` (the result of an open; negative: its errno), closed
@@ -56,13 +56,13 @@ public enum FileIO {
         guard fd >= 0 else { throw openError(errno, display: display) }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw LNoteError(.io, file: display, rule: "read", message: "cannot stat: \(errnoText())") }
+        guard fstat(fd, &st) == 0 else { throw LNoteError(.io, file: display, code: .read, message: "cannot stat: \(errnoText())") }
         guard st.st_mode & S_IFMT == S_IFREG else {
-            throw LNoteError(.unsafePath, file: display, rule: "not-regular-file", message: "not a regular file")
+            throw LNoteError(.unsafePath, file: display, code: .notRegularFile, message: "not a regular file")
         }
         let size = Int(st.st_size)
         guard size <= maxBytes else {
-            throw LNoteError(.limit, file: display, rule: "file-size", message: "the file is \(size) bytes, more than \(maxBytes)")
+            throw LNoteError(.limit, file: display, code: .fileSize, message: "the file is \(size) bytes, more than \(maxBytes)")
         }
         var out = [UInt8](repeating: 0, count: size)
         var filled = 0
@@ -70,7 +70,7 @@ public enum FileIO {
             let n = out.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, size - filled) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw LNoteError(.io, file: display, rule: "read", message: "read failed: \(errnoText())")
+                throw LNoteError(.io, file: display, code: .read, message: "read failed: \(errnoText())")
             }
             if n == 0 { out.removeLast(size - filled); break } // shrank while reading
             filled += n
@@ -107,7 +107,7 @@ public enum FileIO {
         guard let dir = fdopendir(dfd) else {
             let code = errno
             close(dfd)
-            throw LNoteError(.io, file: display, rule: "directory", message: "cannot list the directory: \(errnoText(code))")
+            throw LNoteError(.io, file: display, code: .directory, message: "cannot list the directory: \(errnoText(code))")
         }
         defer { closedir(dir) }  // also closes dfd
         let fd = dirfd(dir)
@@ -169,12 +169,12 @@ public enum FileIO {
         func failure(_ code: Int32) -> LNoteError {
             switch code {
             case ELOOP, ENOTDIR:
-                return LNoteError(.unsafePath, file: display, rule: "symlink",
+                return LNoteError(.unsafePath, file: display, code: .symlink,
                                   message: "its directory is a symbolic link or not a directory; nothing is \(action) through it")
             case ENOENT:
-                return LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist")
+                return LNoteError(.missing, file: display, code: .missing, message: "the file does not exist")
             default:
-                return LNoteError(.io, file: display, rule: "directory", message: "cannot open its directory: \(errnoText(code))")
+                return LNoteError(.io, file: display, code: .directory, message: "cannot open its directory: \(errnoText(code))")
             }
         }
         var dfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -197,8 +197,8 @@ public enum FileIO {
         defer { close(dfd) }
         switch st.st_mode & S_IFMT {
         case S_IFREG: break
-        case S_IFLNK: throw LNoteError(.unsafePath, file: display, rule: "symlink", message: "a symbolic link is never followed")
-        default: throw LNoteError(.unsafePath, file: display, rule: "not-regular-file", message: "not a regular file")
+        case S_IFLNK: throw LNoteError(.unsafePath, file: display, code: .symlink, message: "a symbolic link is never followed")
+        default: throw LNoteError(.unsafePath, file: display, code: .notRegularFile, message: "not a regular file")
         }
         try unlink(name, in: dfd, display: display)
     }
@@ -213,8 +213,8 @@ public enum FileIO {
         guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
             let code = errno
             close(dfd)
-            if code == ENOENT { throw LNoteError(.missing, file: display, rule: "missing", message: "the file does not exist") }
-            throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText(code))")
+            if code == ENOENT { throw LNoteError(.missing, file: display, code: .missing, message: "the file does not exist") }
+            throw LNoteError(.io, file: display, code: .delete, message: "cannot delete: \(errnoText(code))")
         }
         return (dfd, name, st)
     }
@@ -222,7 +222,7 @@ public enum FileIO {
     /// unlinkat, then fsync of the directory so the deletion is durable.
     private static func unlink(_ name: String, in dfd: Int32, display: String) throws(LNoteError) {
         guard unlinkat(dfd, name, 0) == 0 else {
-            throw LNoteError(.io, file: display, rule: "delete", message: "cannot delete: \(errnoText())")
+            throw LNoteError(.io, file: display, code: .delete, message: "cannot delete: \(errnoText())")
         }
         _ = fsync(dfd)
     }

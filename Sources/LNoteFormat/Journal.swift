@@ -51,13 +51,13 @@ public struct JournalReport: Sendable, Equatable {
         public var length: Int
         public var reason: Reason
 
-        /// A short rule name for diagnostics.
-        public var rule: String {
+        /// The code of its diagnostic.
+        public var code: Code {
             switch reason {
-            case .crcMismatch: return "journal-crc"
-            case .unknownType: return "journal-type"
-            case .zeroLength: return "journal-empty"
-            case .invalidPayload: return "journal-payload"
+            case .crcMismatch: return .journalCrc
+            case .unknownType: return .journalType
+            case .zeroLength: return .journalEmpty
+            case .invalidPayload: return .journalPayload
             }
         }
 
@@ -82,14 +82,16 @@ public struct JournalReport: Sendable, Equatable {
     /// single records.
     public static let maxRecordedApplied = 200_000
 
+    private var appliedFrames = Capped<AppliedFrame>(limit: JournalReport.maxRecordedApplied)
+    private var discardedFrames = Capped<DiscardedFrame>(limit: JournalReport.maxRecordedDiscards)
     /// The first `maxRecordedApplied` applied frames; `appliedCount` counts them all.
-    public internal(set) var applied: [AppliedFrame] = []
+    public var applied: [AppliedFrame] { appliedFrames.kept }
     /// How many frames were applied (all of them, not only those in `applied`).
-    public internal(set) var appliedCount = 0
+    public var appliedCount: Int { appliedFrames.total }
     /// The first `maxRecordedDiscards` discarded frames; `discardedCount` counts them all.
-    public internal(set) var discarded: [DiscardedFrame] = []
+    public var discarded: [DiscardedFrame] { discardedFrames.kept }
     /// How many frames were discarded (all of them, not only those in `discarded`).
-    public internal(set) var discardedCount = 0
+    public var discardedCount: Int { discardedFrames.total }
     /// Offset of a torn tail (a header shorter than 9 bytes, or a declared length past the end
     /// of the file), where replay stopped; nil when the journal ends cleanly.
     public var tornTailOffset: Int? = nil
@@ -101,28 +103,26 @@ public struct JournalReport: Sendable, Equatable {
     public var frameCount: Int { appliedCount + discardedCount }
 
     mutating func record(_ frame: AppliedFrame) {
-        appliedCount += 1
-        if applied.count < JournalReport.maxRecordedApplied { applied.append(frame) }
+        appliedFrames.add(frame)
     }
 
     /// `frame` is built only while it is still recorded.
     mutating func record(_ frame: @autoclosure () -> DiscardedFrame) {
-        discardedCount += 1
-        if discarded.count < JournalReport.maxRecordedDiscards { discarded.append(frame()) }
+        discardedFrames.add(frame())
     }
 
     /// One warning per recorded discarded frame, one summary for the rest, and one for a torn
     /// tail.
     public func diagnostics(file: String) -> [Diagnostic] {
         var out = discarded.map {
-            Diagnostic(severity: .warning, file: file, offset: $0.offset, rule: $0.rule, message: $0.message)
+            Diagnostic(severity: .warning, file: file, offset: $0.offset, code: $0.code, message: $0.message)
         }
-        if discardedCount > discarded.count {
-            out.append(Diagnostic(severity: .warning, file: file, rule: "journal-more-discarded",
-                                  message: "… and \(discardedCount - discarded.count) more discarded frames"))
+        if discardedFrames.more > 0 {
+            out.append(Diagnostic(severity: .warning, file: file, code: .journalMoreDiscarded,
+                                  message: "… and \(discardedFrames.more) more discarded frames"))
         }
         if let t = tornTailOffset {
-            out.append(Diagnostic(severity: .warning, file: file, offset: t, rule: "journal-torn-tail",
+            out.append(Diagnostic(severity: .warning, file: file, offset: t, code: .journalTornTail,
                                   message: "torn tail: \(byteCount - t) bytes at the end are an incomplete frame; replay stopped there"))
         }
         return out
@@ -227,13 +227,13 @@ public enum Journal {
                         state.append(element, key: key)
                         report.record(.init(offset: frameOffset, type: type, elementID: element.id, effect: .appended))
                         if state.liveCount > elementLimit {
-                            throw LNoteError(.limit, file: file, rule: "element-limit",
+                            throw LNoteError(.limit, file: file, code: .elementLimit,
                                              message: "journal replay (frame at offset \(frameOffset)) pushes the page past \(elementLimit) elements")
                         }
                     }
                 case .delete:
                     guard let id = String(validating: payload, as: UTF8.self) else {
-                        discard(.invalidPayload(ElementProblem(id: nil, rule: "id", message: "the deleted id is not UTF-8 text")))
+                        discard(.invalidPayload(ElementProblem(id: nil, code: .id, message: "the deleted id is not UTF-8 text")))
                         continue
                     }
                     let key = idKey(id)

@@ -120,9 +120,9 @@ public struct LNotePackage: Sendable {
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         switch FileIO.kind(atPath: path) {
         case .directory: break
-        case .missing: throw LNoteError(.missing, file: path, rule: "package", message: "the package directory does not exist")
-        case .symlink: throw LNoteError(.unsafePath, file: path, rule: "symlink", message: "the package is a symbolic link, which is never followed")
-        default: throw LNoteError(.invalid, file: path, rule: "package", message: "the package is not a directory")
+        case .missing: throw LNoteError(.missing, file: path, code: .package, message: "the package directory does not exist")
+        case .symlink: throw LNoteError(.unsafePath, file: path, code: .symlink, message: "the package is a symbolic link, which is never followed")
+        default: throw LNoteError(.invalid, file: path, code: .package, message: "the package is not a directory")
         }
         let bytes = try FileIO.readRegularFile(relative: DocumentParser.fileName, under: path, display: DocumentParser.fileName,
                                                maxBytes: FileLimits.document)
@@ -144,7 +144,7 @@ public struct LNotePackage: Sendable {
     /// Loads the page in slot `index` of the page order. An invalid slot throws its error.
     public func loadPage(at index: Int) throws(LNoteError) -> LoadedPage {
         guard pages.indices.contains(index) else {
-            throw LNoteError(.invalid, file: DocumentParser.fileName, rule: "page-index",
+            throw LNoteError(.invalid, file: DocumentParser.fileName, code: .pageIndex,
                              message: "there is no page \(index + 1) (the document has \(pages.count))")
         }
         switch pages[index] {
@@ -205,7 +205,7 @@ public struct LNotePackage: Sendable {
         let dir = LNotePackage.pagesDirectory
         let exact = "\(dir)/\(id.original).\(ext)"
         func missing() -> LNoteError {
-            LNoteError(.missing, file: exact, rule: "missing", message: "the page's \(ext) file does not exist")
+            LNoteError(.missing, file: exact, code: .missing, message: "the page's \(ext) file does not exist")
         }
         guard try directoryKind(dir) == .directory else {
             if required { throw missing() } else { return nil }
@@ -228,8 +228,8 @@ public struct LNotePackage: Sendable {
         let k = FileIO.kind(atPath: absolutePath(relative))
         switch k {
         case .missing, .regular: return k
-        case .symlink: throw LNoteError(.unsafePath, file: relative, rule: "symlink", message: "a symbolic link is never followed")
-        default: throw LNoteError(.unsafePath, file: relative, rule: "not-regular-file", message: "not a regular file")
+        case .symlink: throw LNoteError(.unsafePath, file: relative, code: .symlink, message: "a symbolic link is never followed")
+        default: throw LNoteError(.unsafePath, file: relative, code: .notRegularFile, message: "not a regular file")
         }
     }
 
@@ -252,8 +252,8 @@ public struct LNotePackage: Sendable {
         let k = FileIO.kind(atPath: absolutePath(dir))
         switch k {
         case .directory, .missing: return k
-        case .symlink: throw LNoteError(.unsafePath, file: dir, rule: "symlink", message: "\(dir)/ is a symbolic link, which is never followed")
-        default: throw LNoteError(.invalid, file: dir, rule: "directory", message: "\(dir)/ is not a directory")
+        case .symlink: throw LNoteError(.unsafePath, file: dir, code: .symlink, message: "\(dir)/ is a symbolic link, which is never followed")
+        default: throw LNoteError(.invalid, file: dir, code: .directory, message: "\(dir)/ is not a directory")
         }
     }
 
@@ -265,12 +265,12 @@ public struct LNotePackage: Sendable {
     public func resolveAsset(_ name: String) throws(LNoteError) -> String {
         let dir = LNotePackage.assetsDirectory
         guard AssetName.isValid(name) else {
-            throw LNoteError(.unsafePath, file: "\(dir)/", rule: "asset",
+            throw LNoteError(.unsafePath, file: "\(dir)/", code: .asset,
                              message: "asset name \(name.debugDescription) is not <UUID>.jpg or <UUID>.png")
         }
         let exact = "\(dir)/\(name)"
         guard try directoryKind(dir) == .directory else {
-            throw LNoteError(.missing, file: exact, rule: "missing", message: "the asset does not exist (no assets/ directory)")
+            throw LNoteError(.missing, file: exact, code: .missing, message: "the asset does not exist (no assets/ directory)")
         }
         if try checkedKind(exact) == .regular { return exact }
         let wanted = name.lowercased()
@@ -278,7 +278,7 @@ public struct LNotePackage: Sendable {
             let rel = "\(dir)/\(candidate)"
             if try checkedKind(rel) == .regular { return rel }
         }
-        throw LNoteError(.missing, file: exact, rule: "missing", message: "the asset does not exist")
+        throw LNoteError(.missing, file: exact, code: .missing, message: "the asset does not exist")
     }
 
     /// The bytes of an asset (see `resolveAsset`), read without following links.
@@ -320,7 +320,7 @@ public struct LNotePackage: Sendable {
         let dir = LNotePackage.thumbnailsDirectory
         if try directoryKind(dir) == .missing {
             guard mkdir(absolutePath(dir), 0o755) == 0 || errno == EEXIST else {
-                throw LNoteError(.io, file: dir, rule: "write", message: "cannot create thumbnails/: \(FileIO.errnoText())")
+                throw LNoteError(.io, file: dir, code: .write, message: "cannot create thumbnails/: \(FileIO.errnoText())")
             }
             _ = try directoryKind(dir)
             FileIO.syncDirectory(atPath: path)
@@ -361,10 +361,10 @@ public struct LNotePackage: Sendable {
         let name = parts.last ?? ""
         guard parts.count <= 2, parts.count == 1 || dirs.contains(parts[0]),
               !name.isEmpty, name != ".", name != "..", !name.utf8.contains(0) else {
-            throw LNoteError(.unsafePath, file: relative, rule: "path", message: "not a plain file path inside the package")
+            throw LNoteError(.unsafePath, file: relative, code: .path, message: "not a plain file path inside the package")
         }
         if parts.count == 2, try directoryKind(parts[0]) != .directory {
-            throw LNoteError(.missing, file: parts[0], rule: "missing", message: "\(parts[0])/ does not exist")
+            throw LNoteError(.missing, file: parts[0], code: .missing, message: "\(parts[0])/ does not exist")
         }
     }
 
@@ -439,7 +439,7 @@ public struct LNotePackage: Sendable {
             return CompactionResult(compacted: false, elementCount: page.elements.count, report: nil)
         }
         if page.skippedSnapshotElements > 0 && !dropInvalidElements {
-            throw LNoteError(.invalid, file: page.contentFile, rule: "compaction-would-drop",
+            throw LNoteError(.invalid, file: page.contentFile, code: .compactionWouldDrop,
                              message: "\(page.skippedSnapshotElements) invalid element(s) in the snapshot would be lost; not compacted")
         }
         let snapshot = ContentWriter.snapshot(page.elements, unknownMembers: page.unknownContentMembers)
@@ -450,12 +450,12 @@ public struct LNotePackage: Sendable {
         do {
             again = try ContentParser.parse(snapshot, file: page.contentFile).elements
         } catch {
-            throw LNoteError(.invalid, file: journalFile, rule: "compaction-unreadable",
+            throw LNoteError(.invalid, file: journalFile, code: .compactionUnreadable,
                              message: "the compacted snapshot would not be readable (\(error.message)); not compacted")
         }
         _ = try Journal.replay(journal, onto: &again, file: journalFile)
         guard again == page.elements else {
-            throw LNoteError(.invalid, file: journalFile, rule: "compaction-not-idempotent",
+            throw LNoteError(.invalid, file: journalFile, code: .compactionNotIdempotent,
                              message: "replaying this journal over the compacted snapshot would give a different page (shared or missing ids); not compacted")
         }
         // Temporary files of this very snapshot left by an interrupted write (an earlier
@@ -473,7 +473,7 @@ public struct LNotePackage: Sendable {
         } catch where error.kind == .missing {
             // Already gone: nothing to remove.
         } catch {
-            throw LNoteError(error.kind, file: journalFile, rule: "delete",
+            throw LNoteError(error.kind, file: journalFile, code: .delete,
                              message: "snapshot written but the journal could not be removed: \(error.message)")
         }
         var result = CompactionResult(compacted: true, elementCount: page.elements.count, report: page.journal)

@@ -42,11 +42,11 @@ public struct Manifest: Sendable, Equatable {
         let root: JSONValue
         do { root = try JSONValue.parse(bytes, shape: shape) } catch { throw LNoteError.json(error, file: file) }
         guard root.isObject else {
-            throw LNoteError(.invalid, file: file, rule: "manifest-object", message: "manifest.json is \(root.typeName), not an object")
+            throw LNoteError(.invalid, file: file, code: .manifestObject, message: "manifest.json is \(root.typeName), not an object")
         }
         let format = try DocumentParser.checkFormat(root["format"], file: file)
         func bad(_ field: String) -> LNoteError {
-            LNoteError(.invalid, file: file, rule: "manifest-field", message: "\(field) is missing or has the wrong type")
+            LNoteError(.invalid, file: file, code: .manifestField, message: "\(field) is missing or has the wrong type")
         }
         guard let id = root["id"]?.stringValue else { throw bad("id") }
         guard let title = root["title"]?.stringValue else { throw bad("title") }

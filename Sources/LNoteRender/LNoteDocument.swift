@@ -80,7 +80,7 @@ public struct LNoteDocument: Sendable {
                      quality: Int = ExportSettings.defaultJPEGQuality) throws(LNoteError) -> [UInt8] {
         let render = RenderOptions(size: size, background: background)
         guard !render.isTransparent else {
-            throw LNoteError(.invalid, file: package.path, rule: "format", message: "JPEG has no transparency; use png(page:)")
+            throw LNoteError(.invalid, file: package.path, code: .format, message: "JPEG has no transparency; use png(page:)")
         }
         return try encode(page: number, settings: ExportSettings(format: .jpeg, render: render, jpegQuality: quality))
     }
@@ -148,7 +148,7 @@ public struct LNoteDocument: Sendable {
 
     private func index(of number: Int) throws(LNoteError) -> Int {
         guard number >= 1 && number <= pageCount else {
-            throw LNoteError(.invalid, file: DocumentParser.fileName, rule: "page-number",
+            throw LNoteError(.invalid, file: DocumentParser.fileName, code: .pageNumber,
                              message: "page \(number) does not exist (the document has \(pageCount) page(s))")
         }
         return number - 1
@@ -195,7 +195,7 @@ final class ClosureOutput: ByteOutput {
     init(_ write: @escaping ([UInt8]) throws -> Void) { self.write = write }
     func append(_ bytes: [UInt8]) throws(LNoteError) {
         do { try write(bytes) } catch {
-            throw LNoteError(.io, file: "the PDF sink", rule: "write", message: "the sink failed: \(error)")
+            throw LNoteError(.io, file: "the PDF sink", code: .write, message: "the sink failed: \(error)")
         }
     }
 }

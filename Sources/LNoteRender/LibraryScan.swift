@@ -4,9 +4,18 @@ import LNoteFormat
 /// Finds `.lnote` packages: a path that is a package is taken as is; a directory is searched
 /// (recursively, never following symbolic links, never descending into a package).
 public enum LibraryScan {
+    /// A path that names no package and no directory to search.
     public struct Failure: Sendable {
         public var path: String
-        public var message: String
+        /// What is wrong, as an error of the path (`missing`, `symlink` or `not-a-package`).
+        public var error: LNoteError
+        /// `path: what is wrong`.
+        public var message: String { "\(path): \(error.message)" }
+
+        init(path: String, _ kind: LNoteError.Kind, _ code: Code, _ reason: String) {
+            self.path = path
+            self.error = LNoteError(kind, file: path, code: code, message: reason)
+        }
     }
 
     public static func packages(in paths: [String]) -> (packages: [String], errors: [Failure]) {
@@ -31,11 +40,11 @@ public enum LibraryScan {
                     search(path, key: "", into: &found, errors: &errors)
                 }
             case .missing:
-                errors.append(Failure(path: path, message: "\(path): no such file or directory"))
+                errors.append(Failure(path: path, .missing, .missing, "no such file or directory"))
             case .symlink:
-                errors.append(Failure(path: path, message: "\(path): is a symbolic link, which is never followed"))
+                errors.append(Failure(path: path, .unsafePath, .symlink, "is a symbolic link, which is never followed"))
             default:
-                errors.append(Failure(path: path, message: "\(path): not a .lnote package or a directory"))
+                errors.append(Failure(path: path, .invalid, .notAPackage, "not a .lnote package or a directory"))
             }
         }
         // The same package named twice (directly and through its library) is done once. One

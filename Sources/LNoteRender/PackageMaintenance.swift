@@ -17,16 +17,16 @@ public enum PackageChecker {
     /// Checks a package. `thumbnails` decides what counts as an up-to-date thumbnail.
     public static func check(path: String, thumbnails: ThumbnailRegenerator) -> Report {
         var report = Report()
-        func add(_ severity: Diagnostic.Severity, _ file: String, _ rule: String, _ message: String,
+        func add(_ severity: Diagnostic.Severity, _ file: String, _ code: Code, _ message: String,
                  index: Int? = nil, id: String? = nil) {
             report.findings.append(Diagnostic(severity: severity, file: file, elementIndex: index, elementID: id,
-                                              rule: rule, message: message))
+                                              code: code, message: message))
         }
         let package: LNotePackage
         do {
             package = try LNotePackage.open(at: URL(fileURLWithPath: path))
         } catch {
-            add(.error, error.file, error.rule, error.message)
+            add(.error, error.file, error.code, error.message)
             return report
         }
         report.findings += package.document.diagnostics
@@ -41,7 +41,7 @@ public enum PackageChecker {
             switch slot {
             case .invalid(_, let rawID, let error):
                 // The parser's message already starts with "page N: ".
-                add(.error, error.file, error.rule, error.message, id: rawID)
+                add(.error, error.file, error.code, error.message, id: rawID)
                 everyPageLoaded = false
                 continue
             case .valid(let e):
@@ -52,13 +52,13 @@ public enum PackageChecker {
                 source = try package.readPageSource(entry)
                 page = try package.loadPage(entry, from: source)
             } catch {
-                add(.error, error.file, error.rule, "page \(index + 1): \(error.message)", id: entry.id.original)
+                add(.error, error.file, error.code, "page \(index + 1): \(error.message)", id: entry.id.original)
                 everyPageLoaded = false
                 continue
             }
             report.findings += page.diagnostics
             if let listed = entry.elementCount, listed != page.elements.count {
-                add(.warning, DocumentParser.fileName, "element-count",
+                add(.warning, DocumentParser.fileName, .elementCount,
                     "page \(index + 1) lists elementCount \(listed), but has \(page.elements.count) element(s) after journal replay",
                     id: entry.id.original)
             }
@@ -70,25 +70,25 @@ public enum PackageChecker {
                     assetChecks[key] = Result { () throws(LNoteError) in try AssetCache.verifyAsset(placement.asset, in: package) }
                 }
                 guard case .failure(let error) = assetChecks[key] else { continue }
-                if error.rule == "image" {
+                if error.code == .image {
                     // Present and readable, but not an image the renderer can draw.
-                    add(.error, page.contentFile, "image",
+                    add(.error, page.contentFile, .image,
                         "image shows \(placement.asset), which cannot be decoded: \(error.message)", index: i, id: element.id)
                 } else {
-                    add(.error, page.contentFile, "missing-asset",
+                    add(.error, page.contentFile, .missingAsset,
                         "image refers to \(placement.asset), which cannot be read: \(error.message)", index: i, id: element.id)
                 }
             }
             switch thumbnails.status(of: entry, source: source, in: package, assetHashes: assetHashes) {
             case .upToDate: break
             case .missing:
-                add(.warning, LNotePackage.thumbnailPath(for: entry.id), "missing-thumbnail", "page \(index + 1) has no thumbnail")
+                add(.warning, LNotePackage.thumbnailPath(for: entry.id), .missingThumbnail, "page \(index + 1) has no thumbnail")
             case .stale:
-                add(.warning, LNotePackage.thumbnailPath(for: entry.id), "stale-thumbnail",
+                add(.warning, LNotePackage.thumbnailPath(for: entry.id), .staleThumbnail,
                     "page \(index + 1)'s thumbnail was not made from its current content")
             case .otherSettings:
                 let s = thumbnails.settings
-                add(.warning, LNotePackage.thumbnailPath(for: entry.id), "thumbnail-settings",
+                add(.warning, LNotePackage.thumbnailPath(for: entry.id), .thumbnailSettings,
                     "page \(index + 1)'s thumbnail shows the current content, but was made with other settings than "
                     + "width \(s.width), quality \(s.quality); a thumbnails run with these settings redraws it")
             }
@@ -97,7 +97,7 @@ public enum PackageChecker {
         // pages/, assets/ or thumbnails/ that is a link or not a directory is an error, not "empty".
         func listing<T>(_ body: () throws(LNoteError) -> [T]) -> [T] {
             do { return try body() } catch {
-                add(.error, error.file, error.rule, error.message)
+                add(.error, error.file, error.code, error.message)
                 return []
             }
         }
@@ -107,43 +107,43 @@ public enum PackageChecker {
             let file = "\(LNotePackage.pagesDirectory)/\(name)"
             let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
             if parts.count == 2, ["content", "journal"].contains(parts[1].lowercased()), let id = LNoteID(parts[0]) {
-                if !listed.contains(id) { add(.warning, file, "unlisted-page", "\(parts[1]) file of a page document.json does not list") }
+                if !listed.contains(id) { add(.warning, file, .unlistedPage, "\(parts[1]) file of a page document.json does not list") }
             } else {
-                add(.warning, file, "unexpected-file", "not a page content or journal file")
+                add(.warning, file, .unexpectedFile, "not a page content or journal file")
             }
         }
 
         let assets = listing { () throws(LNoteError) in try package.assetFiles() }
         if everyPageLoaded {
             for asset in assets where !referencedAssets.contains(asset.name.lowercased()) {
-                add(.warning, asset.relativePath, "orphan-asset", "no page shows this asset")
+                add(.warning, asset.relativePath, .orphanAsset, "no page shows this asset")
             }
         }
         for file in listing({ () throws(LNoteError) in try package.thumbnailFiles() }) where !AtomicFile.isTemporaryFileName(file.name) {
             if let id = file.pageID, !listed.contains(id) {
-                add(.warning, file.relativePath, "orphan-thumbnail", "thumbnail of a page document.json does not list")
+                add(.warning, file.relativePath, .orphanThumbnail, "thumbnail of a page document.json does not list")
             }
         }
         for temp in package.strayTemporaryFiles() {
-            add(.warning, temp, "temporary-file", "temporary file left by an interrupted write")
+            add(.warning, temp, .temporaryFile, "temporary file left by an interrupted write")
         }
         checkManifest(package, add: add)
         return report
     }
 
     private static func checkManifest(_ package: LNotePackage,
-                                      add: (Diagnostic.Severity, String, String, String, Int?, String?) -> Void) {
+                                      add: (Diagnostic.Severity, String, Code, String, Int?, String?) -> Void) {
         let file = Manifest.fileName
         let wanted = Manifest(document: package.document)
         let current: Manifest
         do {
             current = try package.readManifest()
         } catch {
-            add(.warning, file, "manifest", "\(error.message); the next thumbnails run rebuilds it", nil, nil)
+            add(.warning, file, .manifest, "\(error.message); the next thumbnails run rebuilds it", nil, nil)
             return
         }
         func differ(_ field: String, _ have: String, _ want: String) {
-            add(.warning, file, "manifest-stale", "\(field) is \(have), document.json says \(want)", nil, nil)
+            add(.warning, file, .manifestStale, "\(field) is \(have), document.json says \(want)", nil, nil)
         }
         if current.id.uppercased() != wanted.id.uppercased() { differ("id", current.id, wanted.id) }
         if current.title != wanted.title { differ("title", current.title.debugDescription, wanted.title.debugDescription) }
@@ -156,9 +156,9 @@ public enum PackageChecker {
             let parts = cover.split(separator: "/", omittingEmptySubsequences: false)
             if parts.count != 2 || parts[0] != "thumbnails" || !parts[1].hasSuffix(".jpg")
                 || LNoteID(String(parts[1].dropLast(4))) == nil {
-                add(.warning, file, "manifest-cover", "the cover \(cover.debugDescription) is not thumbnails/<UUID>.jpg", nil, nil)
+                add(.warning, file, .manifestCover, "the cover \(cover.debugDescription) is not thumbnails/<UUID>.jpg", nil, nil)
             } else if FileIO.kind(atPath: package.absolutePath(cover)) != .regular {
-                add(.warning, file, "manifest-cover", "the cover \(cover) does not exist", nil, nil)
+                add(.warning, file, .manifestCover, "the cover \(cover) does not exist", nil, nil)
             }
         }
     }

@@ -124,10 +124,10 @@ public struct PageExporter {
             output = name == "." || name == ".." ? FileIO.resolvedPath(path) : FileIO.resolvedPath(parent).map { $0 + "/" + name }
         }
         guard let output, let packagePath = FileIO.resolvedPath(package.path) else {
-            return LNoteError(.io, file: shown, rule: "output", message: "cannot resolve the output or the package path")
+            return LNoteError(.io, file: shown, code: .output, message: "cannot resolve the output or the package path")
         }
         guard output == packagePath || output.hasPrefix(packagePath + "/") else { return nil }
-        return LNoteError(.unsafePath, file: shown, rule: "output-inside-package",
+        return LNoteError(.unsafePath, file: shown, code: .outputInsidePackage,
                           message: "the output is inside the package \(package.path) (\(output)); export never writes into the package")
     }
 
@@ -294,7 +294,7 @@ public struct PageExporter {
                     result.path = file == nil ? nil : shown
                 } catch {
                     // A write error ends the file; a page that fails to load is left out.
-                    if error.rule == "write" { throw error }
+                    if error.code == .write { throw error }
                     result.error = error
                 }
                 result.bytes = counter.count - before
@@ -303,7 +303,7 @@ public struct PageExporter {
             }
             guard pdf.pageCount > 0 else {
                 file?.abandon()
-                return (results, 0, LNoteError(.invalid, file: shown, rule: "no-pages", message: "no page could be exported; nothing written"))
+                return (results, 0, LNoteError(.invalid, file: shown, code: .noPages, message: "no page could be exported; nothing written"))
             }
             try pdf.finish()
             try file?.commit()
@@ -326,7 +326,7 @@ public struct PageExporter {
     static func encode(_ rendered: RenderedPage, pageNumber: Int, settings: ExportSettings, title: String,
                        file: String) throws(LNoteError) -> [UInt8] {
         guard !settings.format.isVector else {
-            throw LNoteError(.invalid, file: file, rule: "encode", message: "\(settings.format.rawValue) is drawn by a vector backend, not encoded from pixels")
+            throw LNoteError(.invalid, file: file, code: .encode, message: "\(settings.format.rawValue) is drawn by a vector backend, not encoded from pixels")
         }
         let ppi = rendered.pixelsPerInch
         // Flattening onto paper is a step of the pipeline, not of an encoder: only a PNG of a
@@ -348,7 +348,7 @@ public struct PageExporter {
                 preconditionFailure("vector formats are refused above")
             }
         } catch {
-            throw LNoteError(.invalid, file: file, rule: "encode", message: error.description)
+            throw LNoteError(.invalid, file: file, code: .encode, message: error.description)
         }
     }
 }

@@ -29,13 +29,13 @@ public enum PageRenderer {
     {
         let scale = options.size.scale(pageWidth: entry.width, pageHeight: entry.height)
         guard scale.isFinite, scale > 0 else {
-            throw LNoteError(.invalid, file: file, rule: "scale", message: "the requested size gives scale \(scale)")
+            throw LNoteError(.invalid, file: file, code: .scale, message: "the requested size gives scale \(scale)")
         }
         // In Double first: a huge scale must give an error, not an integer overflow.
         let w = PageTransform.exactDimension(entry.width, scale: scale)
         let h = PageTransform.exactDimension(entry.height, scale: scale)
         guard w * h <= Double(options.maxPixels) else {
-            throw LNoteError(.limit, file: file, rule: "max-pixels",
+            throw LNoteError(.limit, file: file, code: .maxPixels,
                              message: "the page would be \(Self.integerText(w))×\(Self.integerText(h)) pixels, over the limit of \(options.maxPixels)")
         }
         return PageTransform(pageWidth: entry.width, pageHeight: entry.height, scale: scale)
@@ -56,7 +56,7 @@ public enum PageRenderer {
     {
         let work = RasterWork.estimate(page.elements, transform: transform)
         guard work.seconds <= options.maxWork else {
-            throw LNoteError(.limit, file: page.contentFile, rule: "max-work",
+            throw LNoteError(.limit, file: page.contentFile, code: .maxWork,
                              message: "rendering this page at \(transform.width)×\(transform.height) is estimated at \(work) of work, over the budget of \(RasterWork.secondsText(options.maxWork)) (raise it with --max-work)")
         }
         return work
@@ -88,7 +88,7 @@ public enum PageRenderer {
                     try backend.drawImage(placement)
                 } catch {
                     diagnostics.append(Diagnostic(severity: .warning, file: error.file, elementIndex: index,
-                                                  elementID: element.id, rule: error.rule,
+                                                  elementID: element.id, code: error.code,
                                                   message: "image skipped: \(error.message)"))
                 }
             case .unknown:

@@ -52,13 +52,11 @@ public struct DocumentRegeneration: Sendable {
     public var removed = 0
     public var failed = 0
     public var manifest: ManifestOutcome = .skipped
-    /// Page failures and the document's own failure, each naming the file.
-    public var errors: [String] = []
-    /// The same failures as structured errors (file relative to the package, or the package's
-    /// own path), in the same order, for callers that report them as data.
+    /// Page failures and the document's own failure, each naming its file (relative to the
+    /// package, or the package's own path).
     public var failures: [LNoteError] = []
 
-    public var succeeded: Bool { failed == 0 && errors.isEmpty }
+    public var succeeded: Bool { failed == 0 && failures.isEmpty }
 }
 
 /// Rebuilds a document's derived data from its source of truth: one JPEG per page in
@@ -89,7 +87,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
     /// them). Pages of all documents share one pool of `settings.jobs` workers.
     public func regenerate(paths: [String]) -> [DocumentRegeneration] {
         let found = LibraryScan.packages(in: paths)
-        var reports = found.errors.map { DocumentRegeneration(path: $0.path, errors: [$0.message]) }
+        var reports = found.errors.map { DocumentRegeneration(path: $0.path, failures: [$0.error]) }
         reports += regenerate(packages: found.packages)
         return reports
     }
@@ -119,7 +117,6 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                 plans.append(DocumentPlan(package: package, reportIndex: reports.count, startedNs: startedNs,
                                           packageDirectory: top.directory, document: top.entries[0], manifest: top.entries[1]))
             } catch {
-                report.errors.append("\(path): \(error)")
                 report.failures.append(error)
             }
             reports.append(report)
@@ -151,8 +148,8 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                 switch result!.outcome {
                 case .rendered: reports[r].rendered += 1
                 case .upToDate: reports[r].upToDate += 1
-                case .failed(let message, let error):
-                    reports[r].failed += 1; reports[r].errors.append(message); reports[r].failures.append(error)
+                case .failed(let error):
+                    reports[r].failed += 1; reports[r].failures.append(error)
                 }
                 if result!.trustedByStat { reports[r].trustedByStat += 1 }
             }
@@ -162,7 +159,6 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             // no thumbnail, and the run must not report the document as fine.
             for case .invalid(_, _, let error) in plan.package.pages {
                 reports[plan.reportIndex].failed += 1
-                reports[plan.reportIndex].errors.append("\(plan.package.path): \(error)")
                 reports[plan.reportIndex].failures.append(error)
             }
             finish(plan, records: results[d].map { $0!.record }, report: &reports[plan.reportIndex])
@@ -267,7 +263,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
 
     enum PageOutcome: Sendable {
         case rendered, upToDate
-        case failed(String, LNoteError)
+        case failed(LNoteError)
     }
 
     /// What became of one page, and the index record that vouches for it next time (nil when
@@ -361,7 +357,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                                               pixelsPerInch: JPEGEncoder.density(pixelsPerInch: rendered.pixelsPerInch),
                                               comment: Array(fingerprint.text.utf8))
             } catch {
-                throw LNoteError(.invalid, file: thumbnail, rule: "encode", message: error.description)
+                throw LNoteError(.invalid, file: thumbnail, code: .encode, message: error.description)
             }
             let written = try package.writeThumbnail(jpeg, for: entry.id)
             // Recorded at once, so the next run does not hash the page again: the thumbnail's
@@ -375,7 +371,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             }
             return PageResult(outcome: .rendered, record: record)
         } catch {
-            return PageResult(outcome: .failed("\(package.path): \(error)", error))
+            return PageResult(outcome: .failed(error))
         }
     }
 
@@ -418,7 +414,6 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
             index.packageDirectory = report.manifest == .written ? nil : settled(plan.packageDirectory)
             try writeStatIndex(plan, index: index, records: records)
         } catch {
-            report.errors.append("\(package.path): \(error)")
             report.failures.append(error)
         }
     }

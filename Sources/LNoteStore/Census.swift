@@ -114,7 +114,7 @@ public struct Census: Sendable, Equatable {
         while try pages.step() {
             let doc = pages.int(1)
             guard documents[doc] != nil else {
-                throw LNoteError(.invalid, file: db.path, rule: "store", message: "page row \(pages.int(0)) names no document")
+                throw LNoteError(.invalid, file: db.path, code: .store, message: "page row \(pages.int(0)) names no document")
             }
             var p = PageCensus()
             p.failed = pages.int(2) != 0
@@ -127,7 +127,7 @@ public struct Census: Sendable, Equatable {
             let s = try db.prepare(sql)
             while try s.step() {
                 guard let at = index[s.int(0)] else {
-                    throw LNoteError(.invalid, file: db.path, rule: "store", message: "an element row names page \(s.int(0)), which does not exist")
+                    throw LNoteError(.invalid, file: db.path, code: .store, message: "an element row names page \(s.int(0)), which does not exist")
                 }
                 apply(&documents[at.document]!.pages[at.slot], Int(s.int(1)), Int(s.int(2)))
             }

@@ -62,7 +62,7 @@ public enum Migration {
     public static func migrate(_ packages: [String], to target: String) throws(LNoteError) -> MigrationReport {
         let started = ContinuousClock.now
         guard !packages.isEmpty else {
-            throw LNoteError(.invalid, file: target, rule: "no-packages", message: "no package to migrate; the database is unchanged")
+            throw LNoteError(.invalid, file: target, code: .noPackages, message: "no package to migrate; the database is unchanged")
         }
         try checkTarget(target, packages: packages)
         let (dir, name) = AtomicFile.split(target)
@@ -78,7 +78,7 @@ public enum Migration {
         // never installed then); the finished file is fsynced before the rename instead.
         try db.execute("PRAGMA page_size = 8192; PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;")
         guard try db.text("PRAGMA journal_mode")?.lowercased() == "wal" else {
-            throw LNoteError(.io, file: temp, rule: "sqlite", message: "the database would not switch to WAL mode")
+            throw LNoteError(.io, file: temp, code: .sqlite, message: "the database would not switch to WAL mode")
         }
         try StoreSchema.create(in: db)
         // In a scope of its own: its prepared statements must be finalized before the close.
@@ -129,7 +129,7 @@ public enum Migration {
         let started = ContinuousClock.now
         var report = MigrationReport(target: path)
         guard FileIO.kind(atPath: path) == .regular else {
-            throw LNoteError(.missing, file: path, rule: "store", message: "the database does not exist (or is not a regular file)")
+            throw LNoteError(.missing, file: path, code: .store, message: "the database does not exist (or is not a regular file)")
         }
         var documents: [DocumentCensus] = []
         var names = Set<String>()
@@ -168,7 +168,7 @@ public enum Migration {
     static func quickCheck(_ db: SQLiteDatabase) throws(LNoteError) {
         let result = try db.text("PRAGMA quick_check") ?? "no result"
         guard result == "ok" else {
-            throw LNoteError(.invalid, file: db.path, rule: "store-integrity", message: "the database is damaged: \(result)")
+            throw LNoteError(.invalid, file: db.path, code: .storeIntegrity, message: "the database is damaged: \(result)")
         }
     }
 
@@ -177,17 +177,17 @@ public enum Migration {
     static func checkTarget(_ target: String, packages: [String]) throws(LNoteError) {
         let (dir, name) = AtomicFile.split(target)
         guard !name.isEmpty, name != ".", name != ".." else {
-            throw LNoteError(.invalid, file: target, rule: "target", message: "--to needs a file name")
+            throw LNoteError(.invalid, file: target, code: .target, message: "--to needs a file name")
         }
         let parent = dir.isEmpty ? "." : dir
         guard FileIO.kind(atPath: parent) == .directory || (FileIO.kind(atPath: parent) == .symlink && FileIO.resolvedPath(parent) != nil) else {
-            throw LNoteError(.missing, file: target, rule: "target", message: "the directory \(parent) does not exist")
+            throw LNoteError(.missing, file: target, code: .target, message: "the directory \(parent) does not exist")
         }
         if let resolved = FileIO.resolvedPath(parent).map({ $0 + "/" + name }) {
             for package in packages {
                 guard let p = FileIO.resolvedPath(package) else { continue }
                 if resolved == p || resolved.hasPrefix(p + "/") {
-                    throw LNoteError(.unsafePath, file: target, rule: "target-inside-package",
+                    throw LNoteError(.unsafePath, file: target, code: .targetInsidePackage,
                                      message: "the database would be inside the package \(package); migration never writes into a package")
                 }
             }
@@ -200,14 +200,14 @@ public enum Migration {
             do {
                 try StoreSchema.check(db)
             } catch {
-                throw LNoteError(.invalid, file: target, rule: "target-not-a-store",
+                throw LNoteError(.invalid, file: target, code: .targetNotAStore,
                                  message: "exists and is not an lnote store (\(error.message)); it is not replaced")
             }
             try db.close()
         case .symlink:
-            throw LNoteError(.unsafePath, file: target, rule: "target", message: "is a symbolic link, which is never replaced")
+            throw LNoteError(.unsafePath, file: target, code: .target, message: "is a symbolic link, which is never replaced")
         default:
-            throw LNoteError(.invalid, file: target, rule: "target", message: "exists and is not a regular file")
+            throw LNoteError(.invalid, file: target, code: .target, message: "exists and is not a regular file")
         }
     }
 
@@ -219,26 +219,26 @@ public enum Migration {
     /// refuse. An empty `-wal` (an open reader's) is harmless.
     static func install(_ temp: String, over target: String) throws(LNoteError) {
         for suffix in ["-wal", "-shm", "-journal"] where FileIO.kind(atPath: temp + suffix) != .missing {
-            throw LNoteError(.io, file: temp, rule: "store-install", message: "the finished database still has its \(suffix) file")
+            throw LNoteError(.io, file: temp, code: .storeInstall, message: "the finished database still has its \(suffix) file")
         }
         let fd = open(temp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { throw LNoteError(.io, file: temp, rule: "store-install", message: "cannot open: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw LNoteError(.io, file: temp, code: .storeInstall, message: "cannot open: \(String(cString: strerror(errno)))") }
         let synced = fsync(fd) == 0
         let code = errno
         close(fd)
-        guard synced else { throw LNoteError(.io, file: temp, rule: "store-install", message: "fsync failed: \(String(cString: strerror(code)))") }
+        guard synced else { throw LNoteError(.io, file: temp, code: .storeInstall, message: "fsync failed: \(String(cString: strerror(code)))") }
 
         if walSize(of: target) > 0 {
             let old = try SQLiteDatabase(path: target, mode: .readWrite)
             try? old.checkpointTruncate()
             try old.close()
             if walSize(of: target) > 0 {
-                throw LNoteError(.io, file: target, rule: "target-in-use",
+                throw LNoteError(.io, file: target, code: .targetInUse,
                                  message: "its -wal file holds changes another process has not checkpointed; not replaced while it is being written")
             }
         }
         guard rename(temp, target) == 0 else {
-            throw LNoteError(.io, file: target, rule: "store-install", message: "rename failed: \(String(cString: strerror(errno)))")
+            throw LNoteError(.io, file: target, code: .storeInstall, message: "rename failed: \(String(cString: strerror(errno)))")
         }
         let dir = AtomicFile.split(target).dir
         FileIO.syncDirectory(atPath: dir.isEmpty ? "." : dir)

@@ -29,7 +29,7 @@ public struct RestoreReport: Sendable {
 public enum Restore {
     public static func restore(database path: String, to outputDirectory: String) throws(LNoteError) -> RestoreReport {
         guard FileIO.kind(atPath: path) == .regular else {
-            throw LNoteError(.missing, file: path, rule: "store", message: "the database does not exist (or is not a regular file)")
+            throw LNoteError(.missing, file: path, code: .store, message: "the database does not exist (or is not a regular file)")
         }
         let db = try SQLiteDatabase(path: path, mode: .readWrite)
         try StoreSchema.check(db)
@@ -39,10 +39,10 @@ public enum Restore {
         case .directory: break
         case .missing:
             guard mkdir(out, 0o755) == 0 else {
-                throw LNoteError(.io, file: out, rule: "output", message: "cannot create the directory: \(String(cString: strerror(errno)))")
+                throw LNoteError(.io, file: out, code: .output, message: "cannot create the directory: \(String(cString: strerror(errno)))")
             }
         case .symlink where FileIO.resolvedPath(out).map({ FileIO.kind(atPath: $0) == .directory }) == true: break
-        default: throw LNoteError(.invalid, file: out, rule: "output", message: "exists and is not a directory")
+        default: throw LNoteError(.invalid, file: out, code: .output, message: "exists and is not a directory")
         }
         var report = RestoreReport()
         // In a scope of their own: prepared statements must be finalized before the close.
@@ -96,13 +96,13 @@ public enum Restore {
                               report: inout RestoreReport) throws(LNoteError) {
         let temp = out + "/" + AtomicFile.temporaryName(for: name)
         guard mkdir(temp, 0o755) == 0 else {
-            throw LNoteError(.io, file: temp, rule: "write", message: "cannot create: \(String(cString: strerror(errno)))")
+            throw LNoteError(.io, file: temp, code: .write, message: "cannot create: \(String(cString: strerror(errno)))")
         }
         var done = false
         defer { if !done { removeTree(temp) } }
         for dir in [LNotePackage.pagesDirectory, LNotePackage.assetsDirectory] {
             guard mkdir(temp + "/" + dir, 0o755) == 0 else {
-                throw LNoteError(.io, file: temp + "/" + dir, rule: "write", message: "cannot create: \(String(cString: strerror(errno)))")
+                throw LNoteError(.io, file: temp + "/" + dir, code: .write, message: "cannot create: \(String(cString: strerror(errno)))")
             }
         }
         let document = try reader.document(id)
@@ -127,7 +127,7 @@ public enum Restore {
         }
         try reader.forEachAsset(ofDocument: id) { (assetName, bytes) throws(LNoteError) in
             guard AssetName.isValid(assetName) else {
-                throw LNoteError(.invalid, file: "assets/", rule: "asset", message: "asset name \(assetName.debugDescription) is not <UUID>.jpg or <UUID>.png")
+                throw LNoteError(.invalid, file: "assets/", code: .asset, message: "asset name \(assetName.debugDescription) is not <UUID>.jpg or <UUID>.png")
             }
             try AtomicFile.write(bytes, toPath: "\(temp)/assets/\(assetName)")
         }
@@ -136,7 +136,7 @@ public enum Restore {
         // Checked to be missing above; rename(2) would replace at most an empty directory
         // created since (a non-empty one makes it fail), so nothing is ever lost.
         guard rename(temp, out + "/" + name) == 0 else {
-            throw LNoteError(.io, file: out + "/" + name, rule: "write", message: "cannot move the package into place: \(String(cString: strerror(errno)))")
+            throw LNoteError(.io, file: out + "/" + name, code: .write, message: "cannot move the package into place: \(String(cString: strerror(errno)))")
         }
         done = true
         FileIO.syncDirectory(atPath: out)

@@ -35,7 +35,7 @@ public final class SQLiteDatabase {
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_close_v2(db)
-            throw LNoteError(code == SQLITE_CANTOPEN ? .missing : .io, file: path, rule: "sqlite-open",
+            throw LNoteError(code == SQLITE_CANTOPEN ? .missing : .io, file: path, code: .sqliteOpen,
                              message: "cannot open the database: \(message)")
         }
         handle = db
@@ -52,20 +52,20 @@ public final class SQLiteDatabase {
         guard let db = handle else { return }
         let code = sqlite3_close(db)
         guard code == SQLITE_OK else {
-            throw LNoteError(.io, file: path, rule: "sqlite-close", message: "cannot close the database: \(String(cString: sqlite3_errmsg(db)))")
+            throw LNoteError(.io, file: path, code: .sqliteClose, message: "cannot close the database: \(String(cString: sqlite3_errmsg(db)))")
         }
         handle = nil
     }
 
     func connection() throws(LNoteError) -> OpaquePointer {
-        guard let handle else { throw LNoteError(.io, file: path, rule: "sqlite", message: "the database is closed") }
+        guard let handle else { throw LNoteError(.io, file: path, code: .sqlite, message: "the database is closed") }
         return handle
     }
 
     func error(_ code: Int32, _ what: String) -> LNoteError {
         let detail = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
         let kind: LNoteError.Kind = (code & 0xFF) == SQLITE_CORRUPT || (code & 0xFF) == SQLITE_NOTADB ? .invalid : .io
-        return LNoteError(kind, file: path, rule: "sqlite", message: "\(what): \(detail) (code \(code))")
+        return LNoteError(kind, file: path, code: .sqlite, message: "\(what): \(detail) (code \(code))")
     }
 
     /// Runs one or more statements that return no rows of interest.
@@ -75,7 +75,7 @@ public final class SQLiteDatabase {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_free(message)
-            throw LNoteError(.io, file: path, rule: "sqlite", message: "\(text) (code \(code)) in: \(sql.prefix(80))")
+            throw LNoteError(.io, file: path, code: .sqlite, message: "\(text) (code \(code)) in: \(sql.prefix(80))")
         }
     }
 
@@ -108,7 +108,7 @@ public final class SQLiteDatabase {
         let code = sqlite3_wal_checkpoint_v2(try connection(), nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &checkpointed)
         guard code == SQLITE_OK else { throw error(code, "wal_checkpoint(TRUNCATE) failed") }
         guard logFrames <= 0 || checkpointed == logFrames else {
-            throw LNoteError(.io, file: path, rule: "sqlite", message: "wal_checkpoint(TRUNCATE) wrote \(checkpointed) of \(logFrames) frames")
+            throw LNoteError(.io, file: path, code: .sqlite, message: "wal_checkpoint(TRUNCATE) wrote \(checkpointed) of \(logFrames) frames")
         }
     }
 

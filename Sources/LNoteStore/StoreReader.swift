@@ -44,7 +44,7 @@ final class StoreReader {
     }
 
     private func damaged(_ what: String) -> LNoteError {
-        LNoteError(.invalid, file: db.path, rule: "store-row", message: what)
+        LNoteError(.invalid, file: db.path, code: .storeRow, message: what)
     }
 
     func document(_ id: Int64) throws(LNoteError) -> StoredDocument {

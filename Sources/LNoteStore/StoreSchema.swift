@@ -111,15 +111,15 @@ public enum StoreSchema {
         do {
             app = try db.integer("PRAGMA application_id")
         } catch {
-            throw LNoteError(.invalid, file: db.path, rule: "store", message: "not an lnote store (\(error.message))")
+            throw LNoteError(.invalid, file: db.path, code: .store, message: "not an lnote store (\(error.message))")
         }
         guard app == applicationID else {
-            throw LNoteError(.invalid, file: db.path, rule: "store",
+            throw LNoteError(.invalid, file: db.path, code: .store,
                              message: "not an lnote store (application_id \(app), expected \(applicationID))")
         }
         let version = try db.integer("PRAGMA user_version")
         guard version == StoreSchema.version else {
-            throw LNoteError(version > StoreSchema.version ? .newerFormat : .invalid, file: db.path, rule: "store-version",
+            throw LNoteError(version > StoreSchema.version ? .newerFormat : .invalid, file: db.path, code: .storeVersion,
                              message: "store version \(version); this version reads version \(StoreSchema.version)")
         }
     }

@@ -56,7 +56,7 @@ final class StoreWriter {
         case .page(let position, let slot, let page, let failure, let census):
             let pageRow = try writePage(position: position, slot: slot, page: page, failure: failure, census: census)
             if let failure {
-                try problem(Diagnostic(severity: .error, file: failure.file, rule: failure.rule, message: failure.message), page: pageRow)
+                try problem(Diagnostic(severity: .error, file: failure.file, code: failure.code, message: failure.message), page: pageRow)
             }
             guard let page else { return }
             for d in page.diagnostics { try problem(d, page: pageRow) }
@@ -167,7 +167,7 @@ final class StoreWriter {
         try s.bind(4, d.file)
         try s.bind(5, d.elementIndex)
         try s.bind(6, d.elementID)
-        try s.bind(7, d.rule)
+        try s.bind(7, d.code.rawValue)
         try s.bind(8, d.message)
         try s.run()
     }

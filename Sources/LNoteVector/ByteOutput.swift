@@ -25,7 +25,7 @@ public final class StandardOutput: ByteOutput {
             let n = bytes[offset...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw LNoteError(.io, file: "<stdout>", rule: "write", message: "cannot write: \(String(cString: strerror(errno)))")
+                throw LNoteError(.io, file: "<stdout>", code: .write, message: "cannot write: \(String(cString: strerror(errno)))")
             }
             offset += n
         }

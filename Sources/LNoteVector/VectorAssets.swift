@@ -29,10 +29,10 @@ enum EmbeddedImage {
         let bytes = try package.readAsset(name)
         let info: ImageInfo
         do { info = try ImageDecoder.probe(bytes) } catch {
-            throw LNoteError(.invalid, file: file, rule: "image", message: error.description)
+            throw LNoteError(.invalid, file: file, code: .image, message: error.description)
         }
         guard info.width * info.height <= AssetLimits.maxPixels else {
-            throw LNoteError(.limit, file: file, rule: "image",
+            throw LNoteError(.limit, file: file, code: .image,
                              message: "the image is \(info.width)×\(info.height), over the \(AssetLimits.maxPixelsText) limit")
         }
         // Decoding checks the whole file (a truncated JPEG is refused here as in a raster export,
@@ -42,12 +42,12 @@ enum EmbeddedImage {
             bitmap = try ImageDecoder.decode(bytes, maxPixels: AssetLimits.maxPixels,
                                              targetSize: info.format == .jpeg ? (1, 1) : nil)
         } catch {
-            throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, rule: "image", message: error.description)
+            throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, code: .image, message: error.description)
         }
         switch info.format {
         case .jpeg:
             guard let frame = jpegFrame(bytes) else {
-                throw LNoteError(.invalid, file: file, rule: "image", message: "no JPEG frame header found")
+                throw LNoteError(.invalid, file: file, code: .image, message: "no JPEG frame header found")
             }
             return .jpeg(bytes: bytes, width: info.width, height: info.height, components: frame.components,
                          adobeInverted: frame.adobe && frame.components == 4)

@@ -245,7 +245,7 @@ final class ExportCommandTests: XCTestCase {
         let package = try LNotePackage.open(at: URL(fileURLWithPath: doc))
         let exporter = PageExporter(package: package, settings: ExportSettings(format: .png, render: RenderOptions(size: .scale(0.1))))
         let results = exporter.export(pages: [0, 1], to: .file(doc + "/document.json"))
-        XCTAssertEqual(results.map { $0.error?.rule }, ["output-inside-package", "output-inside-package"])
+        XCTAssertEqual(results.map { $0.error?.code.rawValue }, ["output-inside-package", "output-inside-package"])
         XCTAssertTrue(treeChanges(before.filter { $0.key.hasPrefix(name) }, snapshotTree(dir).filter { $0.key.hasPrefix(name) }).isEmpty)
     }
 

@@ -114,33 +114,4 @@ final class JSONOutputTests: XCTestCase {
         let watch = try document(CLIRun(["watch", "--json", dir + "/not-there"]))
         XCTAssertEqual(errors(watch).first?["code"] as? String, "not-a-directory")
     }
-
-    /// Every code the CLI can report is listed in the README's table of codes.
-    func testEveryCodeIsDocumentedInTheREADME() throws {
-        let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
-        guard let start = readme.range(of: "## Error and warning codes") else { return XCTFail("README lacks the codes section") }
-        let section = String(readme[start.upperBound...].components(separatedBy: "\n## ").first ?? "")
-        var codes = Set<String>()
-        let sources = try FileManager.default.subpathsOfDirectory(atPath: Repo.root + "/Sources")
-            .filter { $0.hasSuffix(".swift") && !$0.hasPrefix("LNoteRaster/") }
-        // Where codes are written: `rule:`/`code:` arguments, the parsers' fail/invalid/warn
-        // helpers, check's add(...), the journal's and range rules' returns, and the CLI's
-        // (code, message) pairs.
-        let patterns = [#"rule: "([a-z0-9-]+)""#, #"code: "([a-z0-9-]+)""#, #"(?:fail|invalid|warn)\("([a-z0-9-]+)""#,
-                        #"add\(\.(?:warning|error), [^,]+, "([a-z0-9-]+)""#, #"return "(journal-[a-z]+|[a-z]+-range)""#,
-                        #"\("([a-z-]+)", "[a-z]"#]
-        for path in sources {
-            let text = try String(contentsOfFile: Repo.root + "/Sources/" + path, encoding: .utf8)
-            for pattern in patterns {
-                let regex = try NSRegularExpression(pattern: pattern)
-                for m in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-                    codes.insert(String(text[Range(m.range(at: 1), in: text)!]))
-                }
-            }
-        }
-        XCTAssertGreaterThan(codes.count, 80, "the patterns no longer find the codes")
-        for code in codes.sorted() {
-            XCTAssertTrue(section.contains("`\(code)`"), "README's codes section lacks `\(code)`")
-        }
-    }
 }

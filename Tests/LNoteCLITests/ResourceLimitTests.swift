@@ -38,7 +38,7 @@ final class ResourceLimitTests: XCTestCase {
                 return nil
             } catch { return error as? LNoteError }
         }
-        XCTAssertEqual(m.value?.rule, "max-pixels")
+        XCTAssertEqual(m.value?.code.rawValue, "max-pixels")
         XCTAssertEqual(m.value?.message, "the page would be 40000×40000 pixels, over the limit of 100000000")
         XCTAssertLessThan(m.seconds, 1)
         XCTAssertLessThan(m.peakGrowth, 32 << 20, "the refused canvas was allocated")
@@ -179,7 +179,7 @@ final class ResourceLimitTests: XCTestCase {
             XCTAssertEqual(e.description, "pages/p.content: [element-limit] more than 1000 elements on the page")
         }
         XCTAssertThrowsError(try ContentParser.parse(bytes, file: "pages/p.content")) { error in
-            XCTAssertEqual((error as! LNoteError).rule, "json")
+            XCTAssertEqual((error as! LNoteError).code.rawValue, "json")
         }
         // Exactly at the limit is fine.
         let atLimit = "{\"elements\":[" + Array(repeating: "{\"type\":\"x\"}", count: 1000).joined(separator: ",") + "]}"
@@ -302,7 +302,7 @@ final class ResourceLimitTests: XCTestCase {
             if (try? ContentParser.parse(deep, file: "p")) == nil { failures += 1 }
             if (try? DocumentParser.parse(deep)) == nil { failures += 1 }
             if (try? Manifest.parse(deep)) == nil { failures += 1 }
-            if case .failure(let p) = ContentParser.parseElement(deep), p.rule == "json" { failures += 1 }
+            if case .failure(let p) = ContentParser.parseElement(deep), p.code == .json { failures += 1 }
             let objects = Array((String(repeating: "{\"a\":", count: 100_000)).utf8)
             if (try? ContentParser.parse(Array("{\"elements\":[],\"x\":".utf8) + objects, file: "p")) == nil { failures += 1 }
             return failures

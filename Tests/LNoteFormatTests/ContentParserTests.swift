@@ -22,7 +22,7 @@ final class ContentParserTests: XCTestCase {
         XCTAssertEqual(d.file, file, file: f, line: line)
         XCTAssertEqual(d.elementIndex, 1, file: f, line: line)
         XCTAssertEqual(d.elementID, id, file: f, line: line)
-        XCTAssertEqual(d.rule, rule, "\(d)", file: f, line: line)
+        XCTAssertEqual(d.code.rawValue, rule, "\(d)", file: f, line: line)
         XCTAssertTrue(d.description.contains(file) && d.description.contains("element 1") && d.description.contains(rule),
                       d.description, file: f, line: line)
     }
@@ -154,11 +154,11 @@ final class ContentParserTests: XCTestCase {
         }
         XCTAssertEqual(failure(contentJSON([], format: 2))?.kind, .newerFormat)
         XCTAssertEqual(failure(contentJSON([], format: 2))?.file, file)
-        XCTAssertEqual(failure(#"{"format":"1","elements":[]}"#)?.rule, "format")
-        XCTAssertEqual(failure(#"{"format":1.0,"elements":[]}"#)?.rule, "format")
-        XCTAssertEqual(failure(#"{"format":1}"#)?.rule, "elements")
-        XCTAssertEqual(failure(#"{"elements":{}}"#)?.rule, "elements")
-        XCTAssertEqual(failure("[]")?.rule, "content-object")
+        XCTAssertEqual(failure(#"{"format":"1","elements":[]}"#)?.code.rawValue, "format")
+        XCTAssertEqual(failure(#"{"format":1.0,"elements":[]}"#)?.code.rawValue, "format")
+        XCTAssertEqual(failure(#"{"format":1}"#)?.code.rawValue, "elements")
+        XCTAssertEqual(failure(#"{"elements":{}}"#)?.code.rawValue, "elements")
+        XCTAssertEqual(failure("[]")?.code.rawValue, "content-object")
         XCTAssertEqual(failure("{")?.kind, .invalidJSON)
         XCTAssertEqual(failure("{\"elements\":[]}\u{1}")?.kind, .invalidJSON)
         XCTAssertEqual(failure(String(decoding: [0x7B, 0xFF, 0x7D], as: UTF8.self))?.kind, .invalidJSON)
@@ -181,13 +181,13 @@ final class ContentParserTests: XCTestCase {
         XCTAssertEqual(try ContentParser.parse(bytes(three), file: file, elementLimit: 3).elements.count, 2)
         XCTAssertThrowsError(try ContentParser.parse(bytes(three), file: file, elementLimit: 2)) { error in
             XCTAssertEqual((error as? LNoteError)?.kind, .limit)
-            XCTAssertEqual((error as? LNoteError)?.rule, "element-limit")
+            XCTAssertEqual((error as? LNoteError)?.code.rawValue, "element-limit")
         }
         XCTAssertEqual(ContentLimits.maxElementsPerPage, 1_000_000)
     }
 
     func testDiagnosticDescriptionIsOneLineWithEverything() {
-        let d = Diagnostic(severity: .warning, file: "pages/X.content", elementIndex: 4, elementID: "ABC", rule: "radius-range", message: "too big")
+        let d = Diagnostic(severity: .warning, file: "pages/X.content", elementIndex: 4, elementID: "ABC", code: .radiusRange, message: "too big")
         XCTAssertEqual(d.description, "warning: pages/X.content: element 4 (id ABC): [radius-range] too big")
         XCTAssertFalse(d.description.contains("\n"))
     }

@@ -32,12 +32,12 @@ final class DocumentTests: XCTestCase {
     func testDocumentFailures() {
         XCTAssertEqual(failure(documentJSON(pages: [], format: 2))?.kind, .newerFormat)
         XCTAssertEqual(failure(documentJSON(pages: [], format: 2))?.file, "document.json")
-        XCTAssertEqual(failure("[]")?.rule, "document-object")
-        XCTAssertEqual(failure("\"x\"")?.rule, "document-object")
+        XCTAssertEqual(failure("[]")?.code.rawValue, "document-object")
+        XCTAssertEqual(failure("\"x\"")?.code.rawValue, "document-object")
         XCTAssertEqual(failure("{")?.kind, .invalidJSON)
-        XCTAssertEqual(failure(#"{"format":1,"id":"x"}"#)?.rule, "pages")
-        XCTAssertEqual(failure(#"{"format":1,"pages":{}}"#)?.rule, "pages")
-        XCTAssertEqual(failure(#"{"format":"1","pages":[]}"#)?.rule, "format")
+        XCTAssertEqual(failure(#"{"format":1,"id":"x"}"#)?.code.rawValue, "pages")
+        XCTAssertEqual(failure(#"{"format":1,"pages":{}}"#)?.code.rawValue, "pages")
+        XCTAssertEqual(failure(#"{"format":"1","pages":[]}"#)?.code.rawValue, "format")
         XCTAssertNil(failure(#"{"pages":[]}"#)) // missing format means 1
     }
 
@@ -58,7 +58,7 @@ final class DocumentTests: XCTestCase {
         ])
         XCTAssertEqual(d.pages.count, 12)
         XCTAssertEqual(d.validPages.map(\.id), [LNoteID(IDs.p1)!, LNoteID(IDs.p2)!])
-        let rules = d.pages.compactMap { $0.error?.rule }
+        let rules = d.pages.compactMap { $0.error?.code.rawValue }
         XCTAssertEqual(rules, ["page-id", "page-id", "page-size", "page-size", "page-size", "page-size", "page-size",
                                "page-entry", "page-id", "page-duplicate-id"])
         if case .invalid(let index, let rawID, let error) = d.pages[1] {
@@ -73,7 +73,7 @@ final class DocumentTests: XCTestCase {
 
     func testAnIdUsedTwiceFailsTheLaterEntryEvenIfTheEarlierIsInvalid() throws {
         let d = try parse([pageEntryJSON(IDs.p1, width: "0"), pageEntryJSON(IDs.p1)])
-        XCTAssertEqual(d.pages.map { $0.error?.rule }, ["page-size", "page-duplicate-id"])
+        XCTAssertEqual(d.pages.map { $0.error?.code.rawValue }, ["page-size", "page-duplicate-id"])
     }
 
     func testInvalidBackgroundValuesFallBackToDefaultsWithWarnings() throws {
@@ -81,7 +81,7 @@ final class DocumentTests: XCTestCase {
                            pageEntryJSON(IDs.p2, extra: #","background":{"template":"grid","spacing":100001}"#)])
         XCTAssertEqual(d.pages[0].entry?.background, .default)
         XCTAssertEqual(d.pages[1].entry?.background, PageBackground(template: .grid))
-        XCTAssertEqual(d.diagnostics.map(\.rule), ["background-color", "background-template", "background-spacing",
+        XCTAssertEqual(d.diagnostics.map(\.code.rawValue), ["background-color", "background-template", "background-spacing",
                                                    "background-line-color", "background-spacing"])
         XCTAssertEqual(d.diagnostics.map(\.elementIndex), [0, 0, 0, 0, 1])
         XCTAssertEqual(d.diagnostics.last?.elementID, IDs.p2)
@@ -89,7 +89,7 @@ final class DocumentTests: XCTestCase {
         let e = try parse([pageEntryJSON(IDs.p1, extra: #","background":"paper""#),
                            pageEntryJSON(IDs.p2, extra: #","background":{"spacing":320.0}"#)])
         XCTAssertEqual(e.validPages.map(\.background), [.default, .default])
-        XCTAssertEqual(e.diagnostics.map(\.rule), ["background", "background-spacing"])
+        XCTAssertEqual(e.diagnostics.map(\.code.rawValue), ["background", "background-spacing"])
     }
 
     func testTimestamps() throws {
@@ -102,7 +102,7 @@ final class DocumentTests: XCTestCase {
         }
         let d = try parse([pageEntryJSON(IDs.p1, extra: #","modifiedAt":"now""#)])
         XCTAssertNil(d.pages[0].entry?.modifiedAt)
-        XCTAssertEqual(d.diagnostics.map(\.rule), ["timestamp"])
+        XCTAssertEqual(d.diagnostics.map(\.code.rawValue), ["timestamp"])
     }
 
     func testManifestRoundTripAndFromDocument() throws {

@@ -38,8 +38,8 @@ final class HostileCorpusTests: XCTestCase {
                         "control-char-in-string.json", "nul-byte.json", "format-huge.json"] {
             XCTAssertNil(parsed[invalid]!, invalid)
         }
-        XCTAssertEqual(parsed["points-huge-exponent.json"]!!.diagnostics.map(\.rule), ["points-integer"])
-        XCTAssertEqual(parsed["points-int64-edges.json"]!!.diagnostics.map(\.rule), ["coordinate-range"])
+        XCTAssertEqual(parsed["points-huge-exponent.json"]!!.diagnostics.map(\.code.rawValue), ["points-integer"])
+        XCTAssertEqual(parsed["points-int64-edges.json"]!!.diagnostics.map(\.code.rawValue), ["coordinate-range"])
         XCTAssertEqual(parsed["duplicate-elements-and-points.json"]!!.elements.count, 1)
         XCTAssertEqual(parsed["surrogate-pair-id.json"]!!.elements.first?.id, "\u{1F600}\u{0}")
     }
@@ -61,7 +61,7 @@ final class HostileCorpusTests: XCTestCase {
                 XCTAssertEqual(try Journal.replay(journal, onto: &again, file: "p", elementLimit: 64), report, name)
                 XCTAssertEqual(again, elements, name)
             } catch {
-                XCTAssertEqual(error.rule, "element-limit", name)
+                XCTAssertEqual(error.code.rawValue, "element-limit", name)
             }
         }
     }
@@ -95,7 +95,7 @@ final class HostileCorpusTests: XCTestCase {
             _ = ContentParser.parseElement(bytes)
         }
         let escaping = try DocumentParser.parse(try files("document").first { $0.0 == "ids-escaping.json" }!.1)
-        XCTAssertEqual(escaping.pages.map { $0.error?.rule ?? "valid" },
+        XCTAssertEqual(escaping.pages.map { $0.error?.code.rawValue ?? "valid" },
                        ["page-id", "page-id", "page-id", "valid", "page-duplicate-id"])
         XCTAssertNil(escaping.id)
     }

@@ -103,7 +103,7 @@ final class JSONScannerTests: XCTestCase {
         assertInvalid(deepObjects)
         XCTAssertThrowsError(try DocumentParser.parse(bytes(deepObjects)))
         if case .failure(let p) = ContentParser.parseElement(bytes("{\"type\":\"stroke\",\"x\":" + deep + "}")) {
-            XCTAssertEqual(p.rule, "json")
+            XCTAssertEqual(p.code.rawValue, "json")
         } else { XCTFail() }
     }
 

@@ -91,10 +91,10 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(report.discarded.last?.offset, (ContentLimits.maxWarningsPerPage - 1) * frame.count)
         let diagnostics = report.diagnostics(file: file)
         XCTAssertEqual(diagnostics.count, ContentLimits.maxWarningsPerPage + 2)
-        XCTAssertEqual(diagnostics[ContentLimits.maxWarningsPerPage].rule, "journal-more-discarded")
+        XCTAssertEqual(diagnostics[ContentLimits.maxWarningsPerPage].code.rawValue, "journal-more-discarded")
         XCTAssertEqual(diagnostics[ContentLimits.maxWarningsPerPage].message,
                        "… and \(n - ContentLimits.maxWarningsPerPage) more discarded frames")
-        XCTAssertEqual(diagnostics.last?.rule, "journal-torn-tail")
+        XCTAssertEqual(diagnostics.last?.code.rawValue, "journal-torn-tail")
     }
 
     func testAppliedFramesAreCountedButRecordedOnlyUpToTheLimit() throws {
@@ -115,7 +115,7 @@ final class JournalTests: XCTestCase {
                                         Journal.encodeFrame(type: 0, payload: bytes("A"))], onto: [stroke("A")])
         XCTAssertEqual(els.map(\.id), ["A"])
         XCTAssertEqual(report.discarded.map(\.reason), [.unknownType(7), .unknownType(0)])
-        XCTAssertEqual(report.discarded.first?.rule, "journal-type")
+        XCTAssertEqual(report.discarded.first?.code.rawValue, "journal-type")
     }
 
     func testInvalidPayloadDiscarded() throws {
@@ -131,7 +131,7 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(els, [stroke("A")])
         XCTAssertEqual(report.discardedCount, 6)
         let rules = report.discarded.map { d -> String in
-            if case .invalidPayload(let p) = d.reason { return p.rule } else { return "?" }
+            if case .invalidPayload(let p) = d.reason { return p.code.rawValue } else { return "?" }
         }
         XCTAssertEqual(rules, ["json", "color", "points-length", "json", "element-object", "id"])
     }
@@ -164,7 +164,7 @@ final class JournalTests: XCTestCase {
         (els, report) = try replay([huge], onto: [stroke("A")])
         XCTAssertEqual(els.map(\.id), ["A"])
         XCTAssertEqual(report.tornTailOffset, 0)
-        XCTAssertEqual(report.diagnostics(file: file).last?.rule, "journal-torn-tail")
+        XCTAssertEqual(report.diagnostics(file: file).last?.code.rawValue, "journal-torn-tail")
     }
 
     func testElementLimitAfterReplayFailsThePage() throws {

@@ -50,7 +50,7 @@ func samplesDirectory(file: StaticString = #filePath, line: UInt = #line) throws
     if FileManager.default.fileExists(atPath: samples.path, isDirectory: &isDir), isDir.boolValue { return samples }
     if ProcessInfo.processInfo.environment["CI"] == "true" {
         XCTFail("samples not found at \(samples.path) (required when CI=true)", file: file, line: line)
-        throw LNoteError(.missing, file: samples.path, rule: "samples", message: "samples missing")
+        throw LNoteError(.missing, file: samples.path, code: .missing, message: "samples missing")
     }
     throw XCTSkip("samples not found at \(samples.path)")
 }

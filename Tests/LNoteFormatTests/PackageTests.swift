@@ -84,7 +84,7 @@ final class PackageTests: XCTestCase {
         ])
         let pkg = try LNotePackage.open(at: url)
         for i in 0..<3 {
-            XCTAssertEqual(error { _ = try pkg.loadPage(at: i) }?.rule, "page-id")
+            XCTAssertEqual(error { _ = try pkg.loadPage(at: i) }?.code.rawValue, "page-id")
         }
     }
 
@@ -227,7 +227,7 @@ final class PackageTests: XCTestCase {
             try FileIO.readRegularFile(relative: relative, under: root, display: relative)
         }
         try fm.createSymbolicLink(atPath: package + "/assets", withDestinationPath: outside)
-        XCTAssertEqual(error { _ = try read("assets/a.jpg") }?.rule, "symlink")
+        XCTAssertEqual(error { _ = try read("assets/a.jpg") }?.code.rawValue, "symlink")
         XCTAssertEqual(error { _ = try read("assets/a.jpg") }?.kind, .unsafePath)
         // Listing goes through the same walk: the link's target is never listed.
         XCTAssertEqual(error { _ = try FileIO.entries(of: "assets", under: package, display: "assets") }?.kind, .unsafePath)
@@ -430,11 +430,11 @@ final class PackageTests: XCTestCase {
         ])
         let pkg = try LNotePackage.open(at: url)
         let entry = try XCTUnwrap(pkg.pages[0].entry)
-        XCTAssertEqual(error { _ = try pkg.compact(entry) }?.rule, "compaction-not-idempotent")
+        XCTAssertEqual(error { _ = try pkg.compact(entry) }?.code.rawValue, "compaction-not-idempotent")
         XCTAssertEqual(try pkg.loadPage(entry).elements.count, 2) // untouched
 
         try Data(bytes(contentJSON([strokeJSON("A"), strokeJSON("BAD", color: "x")]))).write(to: url.appendingPathComponent(content))
-        XCTAssertEqual(error { _ = try pkg.compact(entry) }?.rule, "compaction-would-drop")
+        XCTAssertEqual(error { _ = try pkg.compact(entry) }?.code.rawValue, "compaction-would-drop")
         XCTAssertTrue(try pkg.compact(entry, dropInvalidElements: true).compacted)
         XCTAssertEqual(try pkg.loadPage(entry).elements.map(\.id), ["A"])
     }

@@ -55,8 +55,8 @@ final class ParserMemoryTests: XCTestCase {
             let outcome = assertSmall(rule) { () -> String in
                 do {
                     let c = try ContentParser.parse(data, file: "p")
-                    return c.diagnostics.first?.rule ?? "none"
-                } catch { return (error as? LNoteError)?.rule ?? "?" }
+                    return c.diagnostics.first?.code.rawValue ?? "none"
+                } catch { return (error as? LNoteError)?.code.rawValue ?? "?" }
             }
             XCTAssertEqual(outcome, rule)
         }
@@ -72,7 +72,7 @@ final class ParserMemoryTests: XCTestCase {
         let error = assertSmall("pages") { () -> LNoteError? in
             do { _ = try DocumentParser.parse(zeroPages, pageLimit: 1000); return nil } catch { return error as? LNoteError }
         }
-        XCTAssertEqual(error?.rule, "page-limit")
+        XCTAssertEqual(error?.code.rawValue, "page-limit")
         let manifest = Array(#"{"x":\#(huge),"id":"a","title":"t","pageCount":0}"#.utf8)
         XCTAssertEqual(try assertSmall("manifest.json") { try Manifest.parse(manifest) }.pageCount, 0)
     }

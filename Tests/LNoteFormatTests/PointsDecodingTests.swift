@@ -25,7 +25,7 @@ final class PointsDecodingTests: XCTestCase {
                 if let i = num.int, let i32 = Int32(exactly: i) {
                     values.append(i32)
                 } else if problem == nil {
-                    problem = ElementReader.rangeRule(field: n % 5)
+                    problem = ElementReader.rangeCode(field: n % 5).rawValue
                 }
             } else if problem == nil {
                 problem = "points-integer"
@@ -49,7 +49,7 @@ final class PointsDecodingTests: XCTestCase {
             guard case .stroke(let s) = el.kind else { return .rule("kind") }
             return .points(s.points)
         case .failure(let p):
-            return p.rule == "json" ? .fileError : .rule(p.rule)
+            return p.code == .json ? .fileError : .rule(p.code.rawValue)
         }
     }
 
@@ -59,7 +59,7 @@ final class PointsDecodingTests: XCTestCase {
         let page = contentJSON([e, strokeJSON("Z")])
         do {
             let c = try ContentParser.parse(bytes(page), file: "p")
-            if let d = c.diagnostics.first { return .rule(d.rule) }
+            if let d = c.diagnostics.first { return .rule(d.code.rawValue) }
             guard case .stroke(let s) = c.elements[0].kind else { return .rule("kind") }
             return .points(s.points)
         } catch {
@@ -264,7 +264,7 @@ final class InvalidElementWarningCapTests: XCTestCase {
         XCTAssertEqual(content.elements.count, 0)
         XCTAssertEqual(content.skippedElements, count)
         XCTAssertEqual(content.diagnostics.count, ContentLimits.maxWarningsPerPage + 1)
-        XCTAssertEqual(content.diagnostics.last?.rule, "more-invalid-elements")
+        XCTAssertEqual(content.diagnostics.last?.code.rawValue, "more-invalid-elements")
         XCTAssertTrue(content.diagnostics.last!.message.hasPrefix("\(count - ContentLimits.maxWarningsPerPage) more"))
     }
 }

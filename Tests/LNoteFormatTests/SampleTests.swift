@@ -57,14 +57,14 @@ final class SampleTests: XCTestCase {
             .deleted(index: 5), .deleted(index: 5), .deleted(index: 161), .noOp, .appended,
         ])
         XCTAssertEqual(report.discarded.map(\.offset), [28904, 45366, 61828, 61859, 61904])
-        XCTAssertEqual(report.discarded.map(\.rule), ["journal-type", "journal-payload", "journal-payload", "journal-crc", "journal-crc"])
+        XCTAssertEqual(report.discarded.map(\.code.rawValue), ["journal-type", "journal-payload", "journal-payload", "journal-crc", "journal-crc"])
         XCTAssertEqual(report.discarded.filter { $0.reason == .crcMismatch }.count, 2)
         XCTAssertEqual(report.tornTailOffset, 80325)
         XCTAssertEqual(report.byteCount, 90025)
         XCTAssertEqual(page.diagnostics.count, 6) // five discarded frames and the torn tail
         XCTAssertTrue(page.diagnostics.allSatisfy { $0.file == "pages/AA62893A-725A-4C6B-9CA6-FE622701C56D.journal" })
         // The frame with the invalid element names the rule.
-        if case .invalidPayload(let p) = report.discarded[1].reason { XCTAssertEqual(p.rule, "points-length") } else { XCTFail() }
+        if case .invalidPayload(let p) = report.discarded[1].reason { XCTAssertEqual(p.code.rawValue, "points-length") } else { XCTFail() }
     }
 
     func testNotesCompactionOnACopyKeepsThePage() throws {

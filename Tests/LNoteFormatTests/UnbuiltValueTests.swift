@@ -68,7 +68,7 @@ final class UnbuiltValueTests: XCTestCase {
         XCTAssertEqual(failure(#"{"elements":{"a":[]}}"#)?.message, "elements is an object, not an array")
         func problem(_ element: String) throws -> String? {
             let c = try ContentParser.parse(bytes(contentJSON([element])), file: "p")
-            return c.diagnostics.first.map { "[\($0.rule)] \($0.message)" }
+            return c.diagnostics.first.map { "[\($0.code.rawValue)] \($0.message)" }
         }
         let image = #"{"type":"image","id":"I","asset":"\#(IDs.asset).jpg","frame":"#
         XCTAssertEqual(try problem(image + "[1,2,3,4,5,6,7]}"), "[frame] frame is not an array of 4 integers")
@@ -109,7 +109,7 @@ final class UnbuiltValueTests: XCTestCase {
         // format wins.
         let entries = (0..<5).map { _ in "0" }.joined(separator: ",")
         XCTAssertThrowsError(try DocumentParser.parse(bytes(#"{"pages":[\#(entries)]}"#), pageLimit: 4)) { error in
-            XCTAssertEqual((error as? LNoteError)?.rule, "page-limit")
+            XCTAssertEqual((error as? LNoteError)?.code.rawValue, "page-limit")
             XCTAssertEqual((error as? LNoteError)?.kind, .limit)
         }
         XCTAssertEqual(try DocumentParser.parse(bytes(#"{"pages":[\#(entries)]}"#), pageLimit: 5).pages.count, 5)
@@ -125,7 +125,7 @@ final class UnbuiltValueTests: XCTestCase {
         let d = try DocumentParser.parse(bytes(#"{"id":"x","pages":[\#(pages.joined(separator: ","))]}"#))
         XCTAssertEqual(d.pages.count, 150)
         XCTAssertEqual(d.diagnostics.count, 101)
-        XCTAssertEqual(d.diagnostics.first?.rule, "document-id")
+        XCTAssertEqual(d.diagnostics.first?.code.rawValue, "document-id")
         XCTAssertEqual(d.diagnostics.last?.message, "… and 51 more warnings")
     }
 }

@@ -51,12 +51,12 @@ final class LNoteDocumentTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: dir + "/all.pdf"), FileManager.default.contents(atPath: dir + "/tool.pdf"))
         // A missing page is refused before anything is written; a failing sink ends the export.
         XCTAssertThrowsError(try document.pdf(pages: [1, 9], to: .file(dir + "/none.pdf"))) { error in
-            XCTAssertEqual((error as? LNoteError)?.rule, "page-number")
+            XCTAssertEqual((error as? LNoteError)?.code.rawValue, "page-number")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/none.pdf"))
         struct Full: Error {}
         XCTAssertThrowsError(try document.pdf(to: .sink { _ in throw Full() })) { error in
-            XCTAssertEqual((error as? LNoteError)?.rule, "write")
+            XCTAssertEqual((error as? LNoteError)?.code.rawValue, "write")
         }
 
         // SVG: the bytes the tool writes for that page.
@@ -82,7 +82,7 @@ final class LNoteDocumentTests: XCTestCase {
                 _ = try document.png(page: page)
                 XCTFail("page \(page) rendered")
             } catch {
-                XCTAssertEqual(error.rule, "page-number")
+                XCTAssertEqual(error.code.rawValue, "page-number")
                 XCTAssertEqual(error.message, "page \(page) does not exist (the document has 3 page(s))")
             }
         }
@@ -90,13 +90,13 @@ final class LNoteDocumentTests: XCTestCase {
             _ = try document.render(page: 1, size: .scale(10), maxPixels: 1000)
             XCTFail("over maxPixels")
         } catch {
-            XCTAssertEqual(error.rule, "max-pixels")
+            XCTAssertEqual(error.code.rawValue, "max-pixels")
         }
         do {
             _ = try document.jpeg(page: 1, background: .transparent)
             XCTFail("transparent JPEG")
         } catch {
-            XCTAssertEqual(error.rule, "format")
+            XCTAssertEqual(error.code.rawValue, "format")
         }
     }
 
@@ -105,10 +105,10 @@ final class LNoteDocumentTests: XCTestCase {
         let copy = dir + "/" + (Self.sample as NSString).lastPathComponent
         try FileManager.default.copyItem(atPath: Self.sample, toPath: copy)
         let before = try LNoteDocument(path: copy).check()
-        XCTAssertTrue(before.findings.contains { $0.rule == "missing-thumbnail" })
+        XCTAssertTrue(before.findings.contains { $0.code.rawValue == "missing-thumbnail" })
         let reports = LNoteLibrary.regenerateThumbnails(in: [dir], settings: ThumbnailSettings(jobs: 1))
         XCTAssertEqual(reports.map(\.rendered), [3])
-        XCTAssertEqual(LNoteLibrary.check(path: copy).findings.filter { $0.rule.hasSuffix("thumbnail") }, [])
+        XCTAssertEqual(LNoteLibrary.check(path: copy).findings.filter { $0.code.rawValue.hasSuffix("thumbnail") }, [])
         XCTAssertEqual(LNoteLibrary.check(path: copy).errorCount, 0)
     }
 }

@@ -46,7 +46,7 @@ final class SnapshotRunnerTests: XCTestCase {
         let b = try XCTUnwrap(LNoteID("2375571A-0000-417C-9045-33BBDCBFB3E4"))
         let c = try XCTUnwrap(LNoteID("C55C2A48-E09D-4CE1-9AD5-98D78DCE18E3"))
         func slot(_ id: LNoteID) -> PageSlot { .valid(PageEntry(id: id, width: 8340, height: 11940)) }
-        let names = GoldenName.names(for: [slot(c), slot(a), .invalid(index: 2, rawID: "x", error: LNoteError(.invalid, file: "", rule: "r", message: "m")), slot(b)])
+        let names = GoldenName.names(for: [slot(c), slot(a), .invalid(index: 2, rawID: "x", error: LNoteError(.invalid, file: "", code: .pageEntry, message: "m")), slot(b)])
         XCTAssertEqual(names.map { $0?.fileName }, ["001-c55c2a48.png", "002-2375571a-d637-417c-9045-33bbdcbfb3e4.png", nil,
                                                     "004-2375571a-0000-417c-9045-33bbdcbfb3e4.png"])
         for name in names.compactMap({ $0 }) { XCTAssertEqual(GoldenName(fileName: name.fileName), name) }

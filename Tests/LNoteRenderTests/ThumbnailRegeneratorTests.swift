@@ -33,7 +33,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         settle()
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].trustedByStat, 0)
         let report = regenerator().regenerate(paths: [dir])[0]
-        XCTAssertEqual(report.trustedByStat, pages, "\(report.errors)")
+        XCTAssertEqual(report.trustedByStat, pages, "\(report.failures)")
         XCTAssertEqual(report.rendered, 0)
     }
 
@@ -166,7 +166,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         }
         try pkg.writeContent(page: 0, elements: elements)
         var report = regenerator().regenerate(paths: [dir])
-        XCTAssertEqual(report[0].rendered, 1, "\(report[0].errors)")
+        XCTAssertEqual(report[0].rendered, 1, "\(report[0].failures)")
         XCTAssertEqual(report[0].failed, 0)
         XCTAssertEqual(report[0].manifest, .written)
         let jpeg = try XCTUnwrap(FileManager.default.contents(atPath: pkg.thumbnailPath(0)))
@@ -207,7 +207,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         let report = regenerator().regenerate(paths: [dir])
         XCTAssertEqual(report[0].rendered, 2)
         XCTAssertEqual(report[0].failed, 1)
-        XCTAssertTrue(report[0].errors[0].contains("pages/\(pkg.pageIDs[1]).content"), report[0].errors[0])
+        XCTAssertTrue(report[0].failures[0].description.contains("pages/\(pkg.pageIDs[1]).content"), "\(report[0].failures[0])")
         XCTAssertFalse(report[0].succeeded)
     }
 
@@ -227,7 +227,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         let reports = regenerator().regenerate(paths: [dir])
         XCTAssertEqual(reports.count, 2)
         XCTAssertEqual(reports.filter { $0.succeeded }.count, 1)
-        XCTAssertTrue(reports.contains { $0.errors.first?.contains("document.json") == true })
+        XCTAssertTrue(reports.contains { $0.failures.first?.description.contains("document.json") == true })
     }
 
     func testOutputIsIdenticalWhateverTheThreadCount() throws {
@@ -303,7 +303,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         var times = [documentTime, documentTime]
         utimensat(AT_FDCWD, pkg.path + "/document.json", &times, 0)
         let report = regenerator().regenerate(paths: [dir])[0]
-        XCTAssertEqual(report.rendered, 3, "\(report.errors)")
+        XCTAssertEqual(report.rendered, 3, "\(report.failures)")
         XCTAssertEqual(report.trustedByStat, 0)
     }
 
@@ -491,7 +491,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         settle()
         // Rendered from settled sources: recorded at once, so the next run hashes nothing.
         let second = regenerator().regenerate(paths: [dir])
-        XCTAssertEqual(second.reduce(0) { $0 + $1.trustedByStat }, 12, "\(second.map(\.errors))")
+        XCTAssertEqual(second.reduce(0) { $0 + $1.trustedByStat }, 12, "\(second.map(\.failures))")
         settle()
         _ = regenerator().regenerate(paths: [dir])
         try FileManager.default.removeItem(atPath: packages[4] + "/thumbnails/" + StatIndex.fileName)

@@ -186,12 +186,12 @@ final class StoreRoundTripTests: XCTestCase {
         let notes = dir + "/notes.txt"
         try "precious".write(toFile: notes, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try Migration.migrate([package.path], to: notes)) { error in
-            XCTAssertEqual((error as? LNoteError)?.rule, "target-not-a-store")
+            XCTAssertEqual((error as? LNoteError)?.code.rawValue, "target-not-a-store")
         }
         XCTAssertEqual(try String(contentsOfFile: notes, encoding: .utf8), "precious")
         // Inside the package.
         XCTAssertThrowsError(try Migration.migrate([package.path], to: package.path + "/pages/x.sqlite")) { error in
-            XCTAssertEqual((error as? LNoteError)?.rule, "target-inside-package")
+            XCTAssertEqual((error as? LNoteError)?.code.rawValue, "target-inside-package")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: package.path + "/pages"), [package.pageIDs[0] + ".content"])
         // A missing directory.
@@ -402,7 +402,7 @@ final class HostileStoreTests: XCTestCase {
         try other.execute("CREATE TABLE t (x)")
         try other.close()
         XCTAssertThrowsError(try Restore.restore(database: path, to: dir + "/out")) { error in
-            XCTAssertEqual((error as? LNoteError)?.rule, "store")
+            XCTAssertEqual((error as? LNoteError)?.code.rawValue, "store")
         }
         XCTAssertThrowsError(try Migration.verify([], database: path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/out"))

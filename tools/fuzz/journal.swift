@@ -38,7 +38,7 @@ public func fuzzJournal(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let second = try Journal.replay(journal, onto: &again, file: "pages/fuzz.journal", elementLimit: limit)
         precondition(again == elements && second == report)
     } catch {
-        precondition(error.rule == "element-limit")
+        precondition(error.code == .elementLimit)
     }
     return 0
 }

@@ -28,7 +28,7 @@ func costlyPages(_ dir: String) throws -> [String: Any] {
             do {
                 keep(try PageRenderer.render(page, of: package, options: options, assets: AssetCache()).bitmap)
             } catch {
-                refused = error.rule == "max-work"
+                refused = error.code == .maxWork
                 if !refused { throw error }
             }
             row[label] = ["estimate_s": rounded(estimate), "ms": rounded(nowMs() - start), "refused": refused,

@@ -12,7 +12,7 @@ let rendererVersion = "lnote-bench"
 func regenerate(_ package: String, force: Bool, jobs: Int) throws -> DocumentRegeneration {
     let settings = ThumbnailSettings(width: 320, quality: 80, force: force, jobs: jobs)
     let report = ThumbnailRegenerator(settings: settings, rendererVersion: rendererVersion).regenerate(packages: [package])[0]
-    guard report.succeeded else { throw BenchError("regeneration of \(package) failed: \(report.errors)") }
+    guard report.succeeded else { throw BenchError("regeneration of \(package) failed: \(report.failures)") }
     return report
 }
 

@@ -209,7 +209,7 @@ public enum SnapshotRunner {
             Result { () throws(LNoteError) in
                 if let paths = shared[document.key] {
                     let others = paths.filter { $0 != document.path }.joined(separator: ", ")
-                    throw LNoteError(.invalid, file: document.path, rule: "shared-goldens",
+                    throw LNoteError(.invalid, file: document.path, code: .sharedGoldens,
                                      message: "its goldens would be \(goldensRoot)/\(document.key), which \(others) also has; "
                                          + "give each library its own --goldens directory")
                 }
