@@ -7,7 +7,8 @@ public enum LibraryScan {
     /// A path that names no package and no directory to search.
     public struct Failure: Sendable {
         public var path: String
-        /// What is wrong, as an error of the path (`missing`, `symlink` or `not-a-package`).
+        /// What is wrong, as an error of the path (`missing`, `symlink`, `not-a-package`, or a
+        /// directory of a library that cannot be listed).
         public var error: LNoteError
         /// `path: what is wrong`.
         public var message: String { "\(path): \(error.message)" }
@@ -70,7 +71,7 @@ public enum LibraryScan {
         do throws(LNoteError) {
             entries = try FileIO.entries(of: "", under: dir, display: dir)
         } catch {
-            errors.append(Failure(path: dir, message: "\(dir): \(error.message)"))
+            errors.append(Failure(path: dir, error.kind, error.code, error.message))
             return
         }
         for entry in entries where !entry.name.hasPrefix(".") && entry.kind == .directory {

@@ -67,7 +67,7 @@ final class ConcurrencyTests: XCTestCase {
     /// A report as text, all of it but the manifest's outcome (the second of two runs finds the
     /// manifest the first wrote).
     func summary(_ reports: [DocumentRegeneration]) -> [String] {
-        reports.map { "\($0.path) \($0.title ?? "-") rendered \($0.rendered) up-to-date \($0.upToDate) removed \($0.removed) failed \($0.failed) \($0.errors)" }
+        reports.map { "\($0.path) \($0.title ?? "-") rendered \($0.rendered) up-to-date \($0.upToDate) removed \($0.removed) failed \($0.failed) \($0.failures.map(\.description))" }
     }
 
     /// Four workers give byte-identical thumbnails and manifests to one worker, and the same
@@ -85,8 +85,8 @@ final class ConcurrencyTests: XCTestCase {
         XCTAssertEqual(withFour, withOne)
         XCTAssertEqual(withFour.keys.filter { $0.hasSuffix(".jpg") }.count, 15)
         XCTAssertEqual(four.reduce(0) { $0 + $1.failed }, 1)
-        XCTAssertEqual(four.flatMap(\.failures).map(\.rule), ["symlink"])
-        XCTAssertTrue(four.flatMap(\.errors).contains { $0.contains("a symbolic link is never followed") }, "\(four.flatMap(\.errors))")
+        XCTAssertEqual(four.flatMap(\.failures).map(\.code), [.symlink])
+        XCTAssertTrue(four.flatMap(\.failures).contains { $0.message.contains("a symbolic link is never followed") }, "\(four.flatMap(\.failures))")
         XCTAssertEqual(snapshotTree(w.sibling), sibling)
         // Nothing changed since: a third run renders nothing and writes nothing (but, at most,
         // the stat index: stamps that had not settled in the run before are recorded now).
@@ -121,8 +121,8 @@ final class ConcurrencyTests: XCTestCase {
         for i in 0..<4 {
             let (failed, failures) = results[i]
             XCTAssertEqual(failed, failures.count, "run \(i): \(failures)")
-            let raced = failures.filter { $0.rule == "write" && $0.file.contains("thumbnails/") && $0.message.contains("rename failed") }
-            let own = failures.filter { $0.rule == "symlink" }
+            let raced = failures.filter { $0.code == .write && $0.file.contains("thumbnails/") && $0.message.contains("rename failed") }
+            let own = failures.filter { $0.code == .symlink }
             // Packages 2 and 3 of run 2, 3 and 0 of run 3 include the hostile document (package 3).
             XCTAssertEqual(own.count, i >= 2 ? 1 : 0, "run \(i): \(failures)")
             XCTAssertEqual(own.count + raced.count, failures.count, "run \(i): a failure other than the link and the clean-up race: \(failures)")
