@@ -38,7 +38,9 @@ struct Option<Value: Sendable>: Sendable {
     /// `summary (default 320).` for a value, `summary (default: the number of cores).` for words.
     static func help(_ summary: String, default shown: String?) -> String {
         guard let shown else { return summary + "." }
-        let isValue = shown.first.map { $0.isNumber || $0 == "-" } ?? false
+        // A number (`320`, `-1`, `1e9`) reads "(default 320)"; words and options
+        // (`the number of cores`, `--scale 2`) read "(default: --scale 2)".
+        let isValue = shown.first?.isNumber == true || (shown.hasPrefix("-") && shown.dropFirst().first?.isNumber == true)
         return summary + (isValue ? " (default \(shown))." : " (default: \(shown)).")
     }
 
