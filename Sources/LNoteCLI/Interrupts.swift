@@ -19,7 +19,10 @@ enum InterruptCleanup {
         installed.lock.lock(); defer { installed.lock.unlock() }
         guard installed.sources.isEmpty else { return }
         for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
+            // A signal the process was started ignoring (`lnote-render export … &` in a script)
+            // stays ignored, as it was before.
+            let previous = signal(sig, SIG_IGN)
+            if unsafeBitCast(previous, to: UnsafeRawPointer?.self) == unsafeBitCast(SIG_IGN, to: UnsafeRawPointer?.self) { continue }
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 AtomicFileStream.removePendingTemporaryFiles()
