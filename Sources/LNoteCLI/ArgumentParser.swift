@@ -2,8 +2,9 @@
 //
 // Each subcommand declares its options and positional arguments as data (`CommandSpec`); one
 // parser reads `--opt value`, `--opt=value`, `-o value`, `-ovalue`, `-o=value`, grouped short
-// flags (`-qn`), `--` and `-` for every command alike, and the same table produces `--help`. Values are validated where they are
-// read (`int`, `double`, `choice`), so every error message names the option and what is wrong.
+// flags (`-qn`), `--` and `-` for every command alike, and the same table produces `--help`. Values are read through the
+// typed declarations of Options.swift (`Flag`, `Option`), which validate them, so every error message names the option
+// and what is wrong, and a command cannot ask for an option that does not exist.
 
 #if canImport(Glibc)
 import Glibc  // libm for Double rounding; Swift does not link it implicitly on Linux
@@ -148,52 +149,12 @@ public struct ParsedArguments: Sendable {
 
     public var wantsHelp: Bool { flags.contains("help") }
 
-    public func flag(_ name: String) -> Bool {
-        assert(spec.options.contains { $0.name == name && !$0.takesValue }, "undeclared flag \(name)")
-        return flags.contains(name)
-    }
+    /// Whether the flag or option named so was given. Private: commands read options through
+    /// their typed declarations (`Flag`, `Option`), never by a name in a string.
+    fileprivate func given(_ name: String) -> Bool { values[name] != nil || flags.contains(name) }
 
-    /// The option's value (the last one given), or nil when absent.
-    public func string(_ name: String) -> String? {
-        assert(spec.options.contains { $0.name == name && $0.takesValue }, "undeclared option \(name)")
-        return values[name]?.last
-    }
-
-    /// Every value of a repeatable option.
-    public func strings(_ name: String) -> [String] { values[name] ?? [] }
-
-    public func has(_ name: String) -> Bool { values[name] != nil || flags.contains(name) }
-
-    /// An integer option within `range`; a clear usage error otherwise.
-    public func int(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let text = string(name) else { return nil }
-        guard let v = Int(text), range.contains(v) else {
-            throw UsageError("--\(name): '\(text)' is not an integer from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return v
-    }
-
-    /// A finite number option within `range`; a clear usage error otherwise.
-    public func double(_ name: String, in range: ClosedRange<Double>) throws(UsageError) -> Double? {
-        guard let text = string(name) else { return nil }
-        guard let v = Double(text), v.isFinite, range.contains(v) else {
-            throw UsageError("--\(name): '\(text)' is not a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
-        }
-        return v
-    }
-
-    /// One of a fixed set of words, in any case (`PNG` is `png`, as `-o out.PNG` is).
-    public func choice(_ name: String, from allowed: [String]) throws(UsageError) -> String? {
-        guard let text = string(name) else { return nil }
-        guard let word = allowed.first(where: { $0 == text.lowercased() }) else {
-            throw UsageError("--\(name): '\(text)' is not one of \(allowed.joined(separator: ", "))")
-        }
-        return word
-    }
-
-    private static func format(_ v: Double) -> String {
-        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
-    }
+    /// The last value given for the option named so.
+    fileprivate func lastValue(_ name: String) -> String? { values[name]?.last }
 
     /// Parses `arguments` (without the tool and subcommand names).
     public init(_ arguments: [String], spec: CommandSpec) throws(UsageError) {
@@ -335,3 +296,31 @@ public struct ParsedArguments: Sendable {
         return a.isEmpty ? b.count : row[b.count]
     }
 }
+
+extension ParsedArguments {
+    /// The option's value: parsed from the last text given, else its `whenAbsent`.
+    func value<V>(_ option: Option<V>) throws(UsageError) -> V {
+        guard let text = text(option) else { return option.whenAbsent }
+        return try option.parse(text)
+    }
+
+    func isSet(_ flag: Flag) -> Bool {
+        precondition(declares(flag.spec), "--\(flag.spec.name) is not an option of \(spec.name)")
+        return given(flag.spec.name)
+    }
+
+    /// Whether the option was given at all.
+    func isGiven<V>(_ option: Option<V>) -> Bool { text(option) != nil }
+
+    /// The option's text as given (the last one), nil when absent.
+    func text<V>(_ option: Option<V>) -> String? {
+        precondition(declares(option.spec), "--\(option.spec.name) is not an option of \(spec.name)")
+        return lastValue(option.spec.name)
+    }
+
+    /// Whether this command's table has the option (a group shared by commands that differ).
+    func declares(_ option: OptionSpec) -> Bool {
+        spec.options.contains { $0.name == option.name && $0.takesValue == option.takesValue }
+    }
+}
+

@@ -6,6 +6,8 @@ import LNoteRender
 
 /// `lnote-render diff EXPECTED ACTUAL`: the golden-image comparison from the command line.
 enum DiffCommand {
+    static let output = Option<String?>.text("output", short: "o", "diff.png", "Write a diff image (PNG) to this file", absent: "none")
+
     static let spec = CommandSpec(
         name: "diff", abstract: "Compare two images; exit 0 when they match within the tolerance, 1 otherwise.",
         discussion: """
@@ -17,12 +19,7 @@ enum DiffCommand {
             """,
         positionals: [PositionalSpec("EXPECTED", help: "Reference PNG or JPEG."),
                       PositionalSpec("ACTUAL", help: "Image to check.")],
-        options: [
-            .value("output", short: "o", "diff.png", help: "Write a diff image (PNG) to this file (default: none)."),
-            .value("tolerance", "N", help: "Per-channel tolerance, 0-255 (default 0)."),
-            .value("max-differing", "N|P%", help: "Pixels allowed over the tolerance: a count (0 or more) or a percentage, 0%-100% (default 0)."),
-            .flag("json", help: "Print the statistics as one JSON object."),
-        ],
+        options: [output.spec] + ComparisonOptions.options + ReportOptions.options,
         renamedOptions: ["max-pixels": "max-differing"],
         examples: [.init("golden.png actual.png --tolerance 2 --max-differing 0.1%", "match when at most 0.1% of pixels differ by more than 2/255"),
                    .init("golden.png actual.png -o diff.png", "and a picture of where they differ")],
@@ -33,8 +30,8 @@ enum DiffCommand {
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
         let reporter = Reporter(args, console: console)
-        let channelTolerance = try args.int("tolerance", in: 0...255) ?? 0
-        let allowed = try args.string("max-differing").map { text throws(UsageError) in try allowance(text) } ?? .pixels(0)
+        let comparison = try ComparisonOptions(args)
+        let (channelTolerance, allowed) = (comparison.tolerance, comparison.maxDiffering)
         let expectedPath = args.positionals[0], actualPath = args.positionals[1]
         guard let expected = load(expectedPath, reporter: reporter), let actual = load(actualPath, reporter: reporter) else {
             return reporter.finish(ExitStatus.cannotCompare)
@@ -43,7 +40,7 @@ enum DiffCommand {
                                             maxDifferingPixels: allowed.pixels(of: expected.width * expected.height))
         let result = ImageComparison.compare(expected: expected, actual: actual, tolerance: tolerance)
         var status = result.passes ? ExitStatus.success : ExitStatus.failure
-        if let output = args.string("output") {
+        if let output = try args.value(Self.output) {
             // Checked before the picture is allocated. Only images of different sizes get here,
             // so they differ: exit 1, as for a diff image that cannot be written.
             if let diff = ImageComparison.diffImage(expected: expected, actual: actual,
@@ -80,18 +77,6 @@ enum DiffCommand {
             ("psnr", same && result.psnr.isFinite ? .number(result.psnr) : .null),
             ("tolerance", .int(tolerance.channelTolerance)), ("maxDiffering", .int(tolerance.maxDifferingPixels)),
         ])
-    }
-
-    /// `--max-differing`: a pixel count, or a percentage of the expected image's pixels.
-    typealias Allowance = PixelAllowance
-
-    /// `--max-differing`'s value, or a usage error naming the option.
-    static func allowance(_ text: String) throws(UsageError) -> PixelAllowance {
-        do throws(PixelAllowance.ParseError) {
-            return try PixelAllowance(parsing: text)
-        } catch {
-            throw UsageError("--max-differing: \(error.message)")
-        }
     }
 
     /// Reads and decodes an image; a missing or undecodable file is reported with the reason,

@@ -1,3 +1,5 @@
+import Foundation
+
 // `completions` and `man`: shell completion scripts and a manual page, generated from the same
 // option tables that `--help` and the parser use, so none of them can drift from the others.
 
@@ -25,13 +27,15 @@ enum CompletionsCommand {
     static let spec = CommandSpec(
         name: "completions", abstract: "Print a shell completion script (bash, zsh or fish).",
         discussion: """
-            Install it where the shell looks for completions, for example:
-              lnote-render completions bash > ~/.local/share/bash-completion/completions/lnote-render
-              lnote-render completions zsh > ~/.zfunc/_lnote-render   (with ~/.zfunc in $fpath)
-              lnote-render completions fish > ~/.config/fish/completions/lnote-render.fish
+            Install it where the shell looks for completions, for example (zsh: with ~/.zfunc in $fpath):
+              lnote-render completions bash \\
+                > ~/.local/share/bash-completion/completions/lnote-render
+              lnote-render completions zsh > ~/.zfunc/_lnote-render
+              lnote-render completions fish \\
+                > ~/.config/fish/completions/lnote-render.fish
             """,
         positionals: [PositionalSpec("SHELL", help: "bash, zsh or fish.")],
-        options: [.flag("json", help: "Print one JSON object with the script in \"script\".")],
+        options: ReportOptions.options,
         examples: [.init("bash > ~/.local/share/bash-completion/completions/lnote-render", "bash completion for this user")])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
@@ -170,11 +174,12 @@ enum ManCommand {
         name: "man", abstract: "Print the manual page (roff), generated from the same tables as --help.",
         discussion: """
             Install it for this user with:
-              mkdir -p ~/.local/share/man/man1 && lnote-render man > ~/.local/share/man/man1/lnote-render.1
+              mkdir -p ~/.local/share/man/man1 &&
+                lnote-render man > ~/.local/share/man/man1/lnote-render.1
             then read it with 'man lnote-render'.
             """,
         positionals: [],
-        options: [.flag("json", help: "Print one JSON object with the page in \"page\".")],
+        options: ReportOptions.options,
         examples: [.init("> ~/.local/share/man/man1/lnote-render.1", "install the page for this user")])
 
     static let subcommand = Subcommand(spec: spec) { args, console in
@@ -204,6 +209,32 @@ enum ManCommand {
         }.joined(separator: "\n")
     }
 
+    /// A discussion as roff: its prose filled into paragraphs (a blank line starts a new one),
+    /// so that the page fits the reader's width, and its lines indented by two spaces (commands,
+    /// JSON) kept as they are, indented, each within 80 columns.
+    static func discussion(_ text: String) -> [String] {
+        var out = [".PP"]
+        var literal: [String] = [], prose: [String] = []
+        func flush() {
+            if !prose.isEmpty { out.append(escape(prose.joined(separator: " "))); prose = [] }
+            if !literal.isEmpty { out += [".RS 2", ".nf"] + literal.map(escape) + [".fi", ".RE"]; literal = [] }
+        }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.trimmingCharacters(in: .whitespaces).isEmpty {
+                flush()
+                out.append(".PP")
+            } else if line.hasPrefix("  ") {
+                if !prose.isEmpty { flush() }
+                literal.append(String(line.dropFirst(2)))
+            } else {
+                if !literal.isEmpty { flush() }
+                prose.append(String(line))
+            }
+        }
+        flush()
+        return out
+    }
+
     static func roff(_ commands: [CommandSpec]) -> String {
         let tool = LNoteTool.name
         var out = [
@@ -221,7 +252,7 @@ enum ManCommand {
                 usage += p.optional ? " [\(shown)]" : " \(shown)"
             }
             out += [".SS \"\(escape(usage)) [options]\"", escape(spec.abstract)]
-            if let d = spec.discussion { out += [".PP", ".nf", escape(d), ".fi"] }
+            if let d = spec.discussion { out += discussion(d) }
             for p in spec.positionals { out += [".TP", ".I \(escape(p.name))", escape(p.help)] }
             for o in spec.options {
                 var label = o.short.map { "\\fB\\-\($0)\\fR, " } ?? ""
@@ -231,7 +262,11 @@ enum ManCommand {
             }
             if !spec.examples.isEmpty {
                 out += [".PP", "Examples:"]
-                for e in spec.examples { out += [".PP", ".nf", "  \(escape("\(tool) \(spec.name) \(e.arguments)"))", ".fi", escape(e.explanation)] }
+                // The command in bold, filled (a long one wraps inside the page's width), what it
+                // does indented beneath it.
+                for e in spec.examples {
+                    out += [".PP", ".B \(escape("\(tool) \(spec.name) \(e.arguments)"))", ".RS 4", escape(e.explanation), ".RE"]
+                }
             }
             if spec.exitStatuses.map(\.status) != CommandSpec.standardExitStatuses.map(\.status)
                 || spec.exitStatuses.map(\.meaning) != CommandSpec.standardExitStatuses.map(\.meaning) {

@@ -6,7 +6,7 @@ enum InfoCommand {
     static let spec = CommandSpec(
         name: "info", abstract: "Show a document's title, pages, element counts, journals and problems.",
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
-        options: [.flag("json", help: "Print one JSON object instead of text.")],
+        options: ReportOptions.options,
         examples: [.init("Notes.lnote", "title, pages, element counts, journals and problems"),
                    .init("~/Notes --json", "the same for every package under ~/Notes, as JSON")])
 

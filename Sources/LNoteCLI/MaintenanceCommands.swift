@@ -7,11 +7,7 @@ enum CheckCommand {
     static let spec = CommandSpec(
         name: "check", abstract: "Report every inconsistency of document packages (exit 1 on errors).",
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
-        options: [
-            .value("width", "W", help: "Thumbnail width the thumbnails should have, 16-4096 (default 320)."),
-            .value("quality", "Q", help: "Thumbnail JPEG quality they should have, 1-100 (default 80)."),
-            .flag("json", help: "Print one JSON object instead of text."),
-        ],
+        options: ThumbnailRecipeOptions.options + ReportOptions.options,
         examples: [.init("Notes.lnote", "every inconsistency of one package"),
                    .init("~/Notes --json", "every package under ~/Notes, as JSON")],
         exitStatuses: [(ExitStatus.success, "no errors (warnings may have been reported)"),
@@ -19,10 +15,9 @@ enum CheckCommand {
                        (ExitStatus.usage, "usage error: the command line was wrong")])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
-        let settings = ThumbnailSettings(width: try args.int("width", in: 16...4096) ?? 320,
-                                         quality: try args.int("quality", in: 1...100) ?? 80, jobs: 1)
         let reporter = Reporter(args, console: console)
-        let thumbnails = ThumbnailRegenerator(settings: settings, rendererVersion: LNoteTool.version)
+        let thumbnails = ThumbnailRegenerator(recipe: try ThumbnailRecipeOptions(args).recipe(rendererVersion: LNoteTool.version),
+                                              policy: ThumbnailPolicy(jobs: 1))
         var documents: [JSONOutput] = []
         var errors = 0
         for path in packagePaths(args.positionals, reporter: reporter) {
@@ -43,6 +38,8 @@ enum CheckCommand {
 /// `lnote-render gc PATH... [--dry-run]`: deletes unreferenced assets, orphan thumbnails and
 /// stray temporary files, and nothing else.
 enum GCCommand {
+    static let dryRun = Flag("dry-run", short: "n", help: "List what would be deleted; delete nothing.")
+
     static let spec = CommandSpec(
         name: "gc", abstract: "Delete unreferenced assets, orphan thumbnails and stray temporary files.",
         discussion: """
@@ -51,14 +48,13 @@ enum GCCommand {
             deleted only once they are 10 minutes old, in case the app is writing right now.
             """,
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
-        options: [.flag("dry-run", short: "n", help: "List what would be deleted; delete nothing."),
-                  .flag("json", help: "Print one JSON object instead of text.")],
+        options: [dryRun.spec] + ReportOptions.options,
         examples: [.init("-n Notes.lnote", "what would be deleted, deleting nothing"),
                    .init("~/Notes", "every package under ~/Notes")])
 
     static let subcommand = Subcommand(spec: spec) { args, console in
         let reporter = Reporter(args, console: console)
-        let dryRun = args.flag("dry-run")
+        let dryRun = args.isSet(Self.dryRun)
         var documents: [JSONOutput] = []
         for path in packagePaths(args.positionals, reporter: reporter) {
             do throws(LNoteError) {
@@ -82,6 +78,8 @@ enum GCCommand {
 
 /// `lnote-render compact PATH...`: folds each journal into its snapshot.
 enum CompactCommand {
+    static let dropInvalid = Flag("drop-invalid", help: "Compact even when invalid snapshot elements would be dropped.")
+
     static let spec = CommandSpec(
         name: "compact", abstract: "Fold each page's journal into its snapshot (spec section 5).",
         discussion: """
@@ -89,8 +87,7 @@ enum CompactCommand {
             snapshot has invalid elements is left alone (they would be lost) unless --drop-invalid is given.
             """,
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
-        options: [.flag("drop-invalid", help: "Compact even when invalid snapshot elements would be dropped."),
-                  .flag("json", help: "Print one JSON object instead of text.")],
+        options: [dropInvalid.spec] + ReportOptions.options,
         examples: [.init("Notes.lnote", "fold every page's journal into its snapshot")])
 
     static let subcommand = Subcommand(spec: spec) { args, console in
@@ -102,7 +99,7 @@ enum CompactCommand {
             for (index, slot) in package.pages.enumerated() {
                 guard case .valid(let entry) = slot else { continue }
                 do throws(LNoteError) {
-                    let result = try package.compact(entry, dropInvalidElements: args.flag("drop-invalid"))
+                    let result = try package.compact(entry, dropInvalidElements: args.isSet(Self.dropInvalid))
                     guard result.compacted else { continue }
                     let (applied, discarded) = (result.report?.appliedCount ?? 0, result.report?.discardedCount ?? 0)
                     reporter.line("page \(index + 1): journal folded in (\(applied) frame(s) applied, \(discarded) discarded; \(result.elementCount) element(s))")

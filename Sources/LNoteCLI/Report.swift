@@ -70,9 +70,18 @@ struct Problem: Sendable, Equatable {
                          code: code, message: message)
     }
 
+    /// The page a message names at its start (`page 2's thumbnail …`), for problems whose
+    /// source knows no page number of its own.
+    static func pageNamed(in message: String) -> Int? {
+        guard message.hasPrefix("page ") else { return nil }
+        let digits = message.dropFirst(5).prefix { $0.isASCII && $0.isNumber }
+        return digits.isEmpty ? nil : Int(digits)
+    }
+
+    /// The problem in every command's `errors` / `warnings` (`Reporter.finish`, `event`).
     var json: JSONOutput {
         .object([("severity", .string(severity.rawValue)), ("code", .string(code.rawValue)), ("kind", .optional(kind?.rawValue)),
-                 ("file", .optional(file)), ("page", .optional(page)), ("element", .optional(element)),
+                 ("file", .optional(file)), ("page", .optional(page ?? Self.pageNamed(in: message))), ("element", .optional(element)),
                  ("id", .optional(id)), ("offset", .optional(offset)), ("message", .string(message))])
     }
 }
@@ -99,8 +108,7 @@ final class Reporter: @unchecked Sendable {
     }
 
     convenience init(_ args: ParsedArguments, console: Console) {
-        let json = args.spec.options.contains { $0.name == "json" } && args.flag("json")
-        self.init(command: args.spec.name, json: json, console: console)
+        self.init(command: args.spec.name, json: ReportOptions(args).json, console: console)
     }
 
     /// Text mode: the problem on standard error at once. JSON: kept for the document.

@@ -5,6 +5,15 @@ import LNoteRender
 /// `lnote-render snapshot DOC_OR_LIBRARY... --goldens DIR`: every page held against its golden
 /// image. The work is `SnapshotRunner`'s; this reads the options and reports.
 enum SnapshotCommand {
+    static let goldens = Option<String?>.text("goldens", "PATH", "The golden images' directory (required)", absent: "none")
+    static let record = Flag("record", help: "Write goldens that are missing.")
+    static let update = Flag("update", help: "Write goldens that are missing or differ (implies --record).")
+    static let prune = Flag("prune", help: "Delete goldens of pages and documents that no longer exist.")
+    static let report = Option<String?>.text("report", "PATH", "Write an HTML report and its images into this directory", absent: "none")
+    static let junit = Option<String?>.text("junit", "FILE.xml", "Write JUnit XML to this file", absent: "none")
+    /// Pages are compared at the thumbnail width unless a size is given.
+    static let defaultWidth = ThumbnailRecipe.defaultWidth
+
     static let spec = CommandSpec(
         name: "snapshot", abstract: "Compare every page with its golden image; record, update and prune goldens.",
         discussion: """
@@ -22,32 +31,18 @@ enum SnapshotCommand {
             A pixel differs when a channel differs by more than --tolerance; a page matches when at most
             --max-differing pixels differ, as for 'diff'. DIR/<document>/overrides.json loosens or tightens
             that for one document or some of its pages:
-              {"tolerance": 2, "pages": {"3": {"maxDiffering": "0.5%"}, "2375571a": {"tolerance": 8}}}
+              {"tolerance": 2,
+               "pages": {"3": {"maxDiffering": "0.5%"},
+                         "2375571a": {"tolerance": 8}}}
             Goldens carry the renderer version that made them; a page that differs from a golden of another
             version is reported as 'outdated'.
             --report DIR writes index.html with the expected, actual and diff images of every page that
             fails or is new (a static page that works from file://); --junit FILE writes JUnit XML.
             """,
         positionals: [PositionalSpec("DOC_OR_LIBRARY", help: "Packages, or directories holding packages.", variadic: true)],
-        options: [
-            .value("goldens", "PATH", help: "The golden images' directory (required; no default)."),
-            .flag("record", help: "Write goldens that are missing."),
-            .flag("update", help: "Write goldens that are missing or differ (implies --record)."),
-            .flag("prune", help: "Delete goldens of pages and documents that no longer exist."),
-            .value("tolerance", "N", help: "Per-channel tolerance, 0-255 (default 0)."),
-            .value("max-differing", "N|P%", help: "Pixels allowed over the tolerance: a count or a percentage, 0%-100% (default 0)."),
-            .value("width", "W", help: "Page width in pixels, 1-1000000 (default 320, the thumbnail width)."),
-            .value("height", "H", help: "Page height in pixels, 1-1000000 (default: from --width 320)."),
-            .value("scale", "S", help: "Pixels per point, 0.001-1000 (default: from --width 320)."),
-            .value("dpi", "D", help: "Dots per inch, 0.072-72000 (default: from --width 320)."),
-            .value("fit", "WxH", help: "The largest size inside W×H pixels (default: from --width 320)."),
-            .value("max-work", "S", help: "Refuse pages estimated to take over S seconds of one core, 0.001-1e9 (default 10)."),
-            .value("jobs", short: "j", "N", help: "Pages rendered at once, 1-256 (default: the number of cores)."),
-            .value("report", "PATH", help: "Write an HTML report and its images into this directory (default: none)."),
-            .value("junit", "FILE.xml", help: "Write JUnit XML to this file (default: none)."),
-            .flag("json", help: "Print one JSON object (every page's status, statistics and paths)."),
-            .flag("quiet", short: "q", help: "Print only pages that fail and the total."),
-        ],
+        options: [goldens.spec, record.spec, update.spec, prune.spec] + ComparisonOptions.options
+            + SizeOptions.options(default: "--width \(defaultWidth), the thumbnail width") + LimitOptions.options
+            + [report.spec, junit.spec] + ReportOptions.withQuiet,
         examples: [
             .init("Tests/Notes --goldens Tests/Goldens --record", "first run: write every golden"),
             .init("Tests/Notes --goldens Tests/Goldens --junit junit.xml --report report/", "CI: compare, with JUnit XML and an HTML report"),
@@ -64,20 +59,20 @@ enum SnapshotCommand {
     }
 
     static func run(_ args: ParsedArguments, console: Console) throws(UsageError) -> Int32 {
-        guard let goldens = args.string("goldens"), !goldens.isEmpty else {
+        guard let goldens = try args.value(Self.goldens), !goldens.isEmpty else {
             throw UsageError("--goldens DIR is required: the directory of the golden images")
         }
-        let size = try ExportCommand.size(from: args, default: .width(320))
-        let maxDiffering = try args.string("max-differing").map { text throws(UsageError) in try DiffCommand.allowance(text) } ?? .pixels(0)
-        let report = args.string("report"), junit = args.string("junit")
+        let size = try SizeOptions(args)
+        let comparison = try ComparisonOptions(args)
+        let limits = try LimitOptions(args)
+        let report = try args.value(Self.report), junit = try args.value(Self.junit)
         var options = SnapshotOptions(
-            size: size, channelTolerance: try args.int("tolerance", in: 0...255) ?? 0, maxDiffering: maxDiffering,
-            recording: args.flag("update") ? .all : args.flag("record") ? .missing : .never, prune: args.flag("prune"),
-            jobs: try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
-            rendererVersion: LNoteTool.version, artifactsDirectory: report,
-            maxWork: try args.double("max-work", in: 0.001...1e9) ?? RenderOptions.defaultMaxWork)
-        let reporter = Reporter(args, console: console)
-        let quiet = args.flag("quiet")
+            size: size.size ?? .width(defaultWidth), channelTolerance: comparison.tolerance, maxDiffering: comparison.maxDiffering,
+            recording: args.isSet(Self.update) ? .all : args.isSet(Self.record) ? .missing : .never, prune: args.isSet(Self.prune),
+            jobs: limits.jobs, rendererVersion: LNoteTool.version, artifactsDirectory: report, maxWork: limits.maxWork)
+        let reports = ReportOptions(args)
+        let reporter = Reporter(command: spec.name, json: reports.json, console: console)
+        let quiet = reports.quiet
 
         // Each argument by itself, so that one naming no package is reported as such.
         var documents: [(path: String, key: String)] = []
@@ -145,7 +140,7 @@ enum SnapshotCommand {
         }
         for orphan in run.orphanDocuments { reportOrphan(orphan, reporter: reporter) }
 
-        let recordCommand = recordCommand(args, goldens: goldens)
+        let recordCommand = recordCommand(args, size: size, goldens: goldens)
         if let report {
             let html = SnapshotHTMLReport.html(run, reportDirectory: report, recordCommand: recordCommand)
             if let failure = write(Array(html.utf8), to: report + "/index.html") {
@@ -191,9 +186,9 @@ enum SnapshotCommand {
     }
 
     /// The command that accepts this run's pictures: the same documents and size, `--update`.
-    static func recordCommand(_ args: ParsedArguments, goldens: String) -> String {
+    static func recordCommand(_ args: ParsedArguments, size: SizeOptions, goldens: String) -> String {
         var words = [LNoteTool.name, "snapshot"] + args.positionals + ["--goldens", goldens]
-        for option in ExportCommand.sizeOptions { if let v = args.string(option) { words += ["--\(option)", v] } }
+        if let given = size.given { words += [given.option, given.text] }
         return (words + ["--update"]).map(shellQuoted).joined(separator: " ")
     }
 

@@ -6,6 +6,9 @@ import LNoteStore
 /// `lnote-render migrate PATH... --to OUT.sqlite [--json] [--verify]`: packages into one
 /// level-2 store (README, "Level-2 storage"), verified by counts; `--verify` only compares.
 enum MigrateCommand {
+    static let to = Option<String?>.text("to", "OUT.sqlite", "The database to write (or, with --verify, to check); required", absent: "none")
+    static let verify = Flag("verify", help: "Only compare an existing database with the packages; write nothing.")
+
     static let spec = CommandSpec(
         name: "migrate", abstract: "Migrate packages into one SQLite database (level-2 storage), verified.",
         discussion: """
@@ -16,57 +19,47 @@ enum MigrateCommand {
             replaced only when it is such a database. Exit 1 on a mismatch or when a package or page failed.
             """,
         positionals: [PositionalSpec("PATH", help: "A .lnote package, or a directory searched for packages.", variadic: true)],
-        options: [
-            .value("to", "OUT.sqlite", help: "The database to write (or, with --verify, to check); required, no default."),
-            .flag("verify", help: "Only compare an existing database with the packages; write nothing."),
-            .flag("json", help: "Print one JSON object instead of text."),
-        ],
+        options: [to.spec, verify.spec] + ReportOptions.options,
         examples: [
             .init("~/Notes --to notes.sqlite", "every package under ~/Notes into one database, verified"),
             .init("~/Notes --to notes.sqlite --verify", "compare the database with the packages again; writes nothing"),
         ])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
-        guard let target = args.string("to"), !target.isEmpty else { throw UsageError("--to OUT.sqlite is required") }
-        let verifyOnly = args.flag("verify")
-        let json = args.flag("json")
-        let scan = LibraryScan.packages(in: args.positionals)
+        guard let target = try args.value(Self.to), !target.isEmpty else { throw UsageError("--to OUT.sqlite is required") }
+        let verifyOnly = args.isSet(Self.verify)
+        let reporter = Reporter(args, console: console)
+        let mode = ("mode", JSONOutput.string(verifyOnly ? "verify" : "migrate"))
+        let packages = packagePaths(args.positionals, reporter: reporter)
         // A mistyped PATH must not give a database without its documents in place of one that
         // had them: nothing is migrated or verified unless every PATH was found.
-        guard scan.errors.isEmpty, !scan.packages.isEmpty else {
-            for failure in scan.errors { console.error("error: \(failure.message)") }
-            if scan.errors.isEmpty { console.error("error: no .lnote package found in \(args.positionals.joined(separator: " "))") }
-            console.error("error: \(target): nothing \(verifyOnly ? "verified" : "migrated"); the database is unchanged")
-            if json {
-                let messages = scan.errors.isEmpty ? ["no .lnote package found"] : scan.errors.map(\.message)
-                console.print(JSONOutput.object([("database", .string(target)), ("verified", .bool(false)), ("installed", .bool(false)),
-                                                 ("errors", .array(messages.map { .string($0) }))]).text)
-            }
-            return ExitStatus.failure
+        guard reporter.errorCount == 0, !packages.isEmpty else {
+            reporter.report(Problem(.error, code: .noPackages, file: target,
+                                    message: "nothing \(verifyOnly ? "verified" : "migrated"); the database is unchanged"))
+            return reporter.finish(ExitStatus.failure, [("database", .string(target)), mode, ("verified", .bool(false)),
+                                                       ("installed", .bool(false))])
         }
         let report: MigrationReport
         do throws(LNoteError) {
-            report = verifyOnly ? try Migration.verify(scan.packages, database: target)
-                                : try Migration.migrate(scan.packages, to: target)
+            report = verifyOnly ? try Migration.verify(packages, database: target)
+                                : try Migration.migrate(packages, to: target)
         } catch {
-            if json {
-                console.print(JSONOutput.object([("database", .string(target)), ("error", error.json)]).text)
-            }
-            console.error("error: \(error)")
-            return ExitStatus.failure
+            reporter.report(Problem(error, package: nil))
+            return reporter.finish(ExitStatus.failure, [("database", .string(target)), mode, ("verified", .bool(false)),
+                                                       ("installed", .bool(false))])
         }
-        if json {
-            console.print(StoreOutput.json(report, verifyOnly: verifyOnly).text)
-        } else {
-            for problem in report.problems { console.error(problem.description) }
-            for line in StoreOutput.text(report, verifyOnly: verifyOnly) { console.print(line) }
-        }
-        return report.verified && !report.hasErrors ? ExitStatus.success : ExitStatus.failure
+        for problem in report.problems { reporter.report(Problem(problem)) }
+        for line in StoreOutput.text(report, verifyOnly: verifyOnly) { reporter.line(line) }
+        let ok = report.verified && !report.hasErrors
+        return reporter.finish(ok ? ExitStatus.success : ExitStatus.failure, StoreOutput.members(report, verifyOnly: verifyOnly))
     }
 }
 
 /// `lnote-render restore DB.sqlite --out DIR`: a store back into packages.
 enum RestoreCommand {
+    static let out = Option<String?>.text("out", short: "o", "DIR", "The directory to write the packages into (created if missing); required",
+                                          absent: "none")
+
     static let spec = CommandSpec(
         name: "restore", abstract: "Write the packages of a migrated database back into a directory.",
         discussion: """
@@ -76,44 +69,44 @@ enum RestoreCommand {
             written: run 'lnote-render thumbnails DIR' afterwards.
             """,
         positionals: [PositionalSpec("DB.sqlite", help: "A database written by 'migrate'.")],
-        options: [
-            .value("out", short: "o", "DIR", help: "The directory to write the packages into (created if missing); required, no default."),
-            .flag("json", help: "Print one JSON object instead of text."),
-        ],
+        options: [out.spec] + ReportOptions.options,
         examples: [
             .init("notes.sqlite --out restored/", "every document back as a package under restored/"),
         ])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
-        guard let out = args.string("out"), !out.isEmpty else { throw UsageError("--out DIR is required") }
+        guard let out = try args.value(Self.out), !out.isEmpty else { throw UsageError("--out DIR is required") }
         let database = args.positionals[0]
+        let reporter = Reporter(args, console: console)
         let report: RestoreReport
         do throws(LNoteError) {
             report = try Restore.restore(database: database, to: out)
         } catch {
-            if args.flag("json") {
-                console.print(JSONOutput.object([("database", .string(database)), ("error", error.json)]).text)
-            }
-            console.error("error: \(error)")
-            return ExitStatus.failure
+            reporter.report(Problem(error, package: nil))
+            return reporter.finish(ExitStatus.failure, [("database", .string(database)), ("out", .string(out)), ("written", .array([]))])
         }
-        if args.flag("json") {
-            console.print(JSONOutput.object([
-                ("database", .string(database)), ("out", .string(out)),
-                ("written", .array(report.written.map { .string($0) })),
-                ("census", StoreOutput.json(report.census)),
-                ("mismatches", .array(report.mismatches.map { .string($0) })),
-                ("problems", .array(report.problems.map(\.json))),
-            ]).text)
-        } else {
-            for problem in report.problems { console.error(problem.description) }
-            for path in report.written { console.print("restored \(path)") }
-            for line in report.mismatches { console.print("MISMATCH: \(line)") }
-            console.print("\(database): \(report.written.count) package(s) restored into \(out)"
-                          + (report.mismatches.isEmpty ? "; their counts match the database" : ""))
-            if !report.written.isEmpty { console.print("run '\(LNoteTool.name) thumbnails \(out)' to rebuild their manifests and thumbnails") }
-        }
-        return report.hasErrors || !report.mismatches.isEmpty ? ExitStatus.failure : ExitStatus.success
+        for problem in report.problems { reporter.report(Problem(problem)) }
+        for path in report.written { reporter.line("restored \(path)") }
+        for line in report.mismatches { reporter.line("MISMATCH: \(line)") }
+        reporter.line(summary(report, database: database, out: out))
+        if !report.written.isEmpty { reporter.line("run '\(LNoteTool.name) thumbnails \(out)' to rebuild their manifests and thumbnails") }
+        let failed = report.hasErrors || !report.mismatches.isEmpty
+        return reporter.finish(failed ? ExitStatus.failure : ExitStatus.success, [
+            ("database", .string(database)), ("out", .string(out)),
+            ("written", .array(report.written.map { .string($0) })),
+            ("census", StoreOutput.json(report.census)),
+            ("mismatches", .array(report.mismatches.map { .string($0) })),
+        ])
+    }
+
+    /// The last line of a restore: what was restored, what was not, and whether the counts of
+    /// what was restored match (said only of packages that were written).
+    static func summary(_ report: RestoreReport, database: String, out: String) -> String {
+        let refused = report.problems.filter { $0.severity == .error }.count
+        var line = "\(database): \(report.written.count) package(s) restored into \(out)"
+        if !report.written.isEmpty && report.mismatches.isEmpty { line += "; their counts match the database" }
+        if refused > 0 { line += "; \(refused) not restored (see the errors above)" }
+        return line
     }
 }
 
@@ -146,21 +139,27 @@ enum StoreOutput {
         return lines
     }
 
-    static func json(_ r: MigrationReport, verifyOnly: Bool) -> JSONOutput {
-        .object([
+    /// A migration's members of the JSON document (between `status` and `errors`).
+    static func members(_ r: MigrationReport, verifyOnly: Bool) -> [(String, JSONOutput)] {
+        [
             ("database", .string(r.target)), ("mode", .string(verifyOnly ? "verify" : "migrate")),
             ("verified", .bool(r.verified)), ("installed", .bool(r.installed)),
             ("packages", json(r.packages)), ("stored", r.database.map(json) ?? .null),
             ("mismatches", .array(r.mismatches.map { .string($0) })),
-            ("problems", .array(r.problems.map(\.json))),
             ("seconds", .number(r.seconds)), ("sourceBytes", .int(r.sourceBytes)), ("sampleBytes", .int(r.blobBytes)),
             ("mbPerSecond", .number(r.seconds > 0 ? Double(r.sourceBytes) / 1e6 / r.seconds : 0)),
-        ])
+        ]
+    }
+
+    /// A count's name as a JSON key, in the camelCase of every key: `asset bytes` is `assetBytes`.
+    static func key(_ name: String) -> String {
+        let words = name.split(separator: " ")
+        return words.enumerated().map { i, w in i == 0 ? String(w) : w.prefix(1).uppercased() + w.dropFirst() }.joined()
     }
 
     static func json(_ c: Census) -> JSONOutput {
-        .object(c.totals.map { ($0.name.replacingOccurrences(of: " ", with: "_"), .int($0.value)) } + [
-            ("documents_by_package", .array(c.documents.map { d in
+        .object(c.totals.map { (key($0.name), .int($0.value)) } + [
+            ("documentsByPackage", .array(c.documents.map { d in
                 .object([
                     ("package", .string(d.package)), ("assets", .int(d.assets)), ("assetBytes", .int(d.assetBytes)),
                     ("pages", .array(d.pages.map { p in
@@ -181,8 +180,9 @@ enum StoreOutput {
     }
 }
 
-extension StoreProblem {
-    var json: JSONOutput {
-        .object([("severity", .string(severity.rawValue)), ("path", .string(path)), ("message", .string(message))])
+extension Problem {
+    /// A problem of a migration or restore, as every command reports one.
+    init(_ p: StoreProblem) {
+        self.init(p.severity == .error ? .error : .warning, code: p.code, file: p.path, message: p.message)
     }
 }

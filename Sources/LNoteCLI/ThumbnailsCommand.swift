@@ -18,19 +18,7 @@ enum ThumbnailsCommand {
             or --shard-count-env); see tools/engines/.
             """,
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
-        options: [
-            .value("width", "W", help: "Thumbnail width in pixels, 16-4096 (default 320)."),
-            .value("quality", "Q", help: "JPEG quality, 1-100 (default 80)."),
-            .flag("force", help: "Re-render every page."),
-            .value("max-work", "S", help: "Refuse pages estimated to take over S seconds of one core to draw, 0.001-1e9 (default 10)."),
-            .flag("verify", help: "Read and hash every input, trusting no recorded file stamp."),
-            .value("jobs", short: "j", "N", help: "Worker threads, 1-256 (default: the number of cores)."),
-            .value("shard", "I/N|auto", help: "Do only shard I of N (1-based), or the shard the job engine says (default: the whole job)."),
-            .value("shard-count", "N", help: "With --shard auto: the number of shards, 1-\(Shard.maxCount) (default: the engine's; Kubernetes sets none)."),
-            .value("shard-count-env", "NAME", help: "With --shard auto: the variable holding the number of shards (default: none)."),
-            .flag("json", help: "Print the summary as one JSON object (errors and warnings included)."),
-            .flag("quiet", short: "q", help: "Print only failures and the total."),
-        ],
+        options: ThumbnailRecipeOptions.options + ThumbnailPolicyOptions.options + ShardOptions.options + ReportOptions.withQuiet,
         examples: [
             .init("~/Notes", "every package under ~/Notes, re-rendering only what changed"),
             .init("Notes.lnote --force --width 480", "one package, every page again, 480 pixels wide"),
@@ -39,16 +27,11 @@ enum ThumbnailsCommand {
         ])
 
     static let subcommand = Subcommand(spec: spec) { args, console throws(UsageError) in
-        let settings = ThumbnailSettings(
-            width: try args.int("width", in: 16...4096) ?? 320,
-            quality: try args.int("quality", in: 1...100) ?? 80,
-            force: args.flag("force"),
-            jobs: try args.int("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount,
-            maxWork: try args.double("max-work", in: 0.001...1e9) ?? RenderOptions.defaultMaxWork,
-            verify: args.flag("verify"))
-        let regenerator = ThumbnailRegenerator(settings: settings, rendererVersion: LNoteTool.version)
-        let shard = try shard(args)
-        let reporter = Reporter(args, console: console)
+        let regenerator = ThumbnailRegenerator(recipe: try ThumbnailRecipeOptions(args).recipe(rendererVersion: LNoteTool.version),
+                                               policy: try ThumbnailPolicyOptions(args).policy)
+        let shard = try ShardOptions(args).shard
+        let report = ReportOptions(args)
+        let reporter = Reporter(command: spec.name, json: report.json, console: console)
         var packages = packagePaths(args.positionals, reporter: reporter)
         // A path that names no package failed as a document would.
         let unfound = reporter.errorCount
@@ -57,31 +40,14 @@ enum ThumbnailsCommand {
         if let share { packages = share.documents.map(\.path) }
         let started = Date()
         var progress: (@Sendable (Int, Int) -> Void)?
-        if !args.flag("quiet") && !reporter.json {
+        if !report.quiet && !reporter.json {
             progress = { done, total in
                 reporter.progress(ProgressBar(total: total, unit: "page", started: started).line(done: done))
             }
         }
         let reports = regenerator.regenerate(packages: packages, progress: progress)
         console.endProgress()  // the summary follows, without a bar under it
-        return report(reports, unfound: unfound, quiet: args.flag("quiet"), shard: share, reporter: reporter)
-    }
-
-    /// The shard from `--shard`, `--shard-count` and `--shard-count-env`, or nil for the whole job.
-    static func shard(_ args: ParsedArguments) throws(UsageError) -> Shard? {
-        let count = try args.int("shard-count", in: 1...Shard.maxCount)
-        let countVariable = args.string("shard-count-env")
-        guard let text = args.string("shard") else {
-            if count != nil || countVariable != nil { throw UsageError("--shard-count and --shard-count-env go with --shard auto") }
-            return nil
-        }
-        do throws(ShardError) {
-            if text == "auto" { return try Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: count, countVariable: countVariable) }
-            if count != nil || countVariable != nil { throw ShardError("--shard-count and --shard-count-env go with --shard auto, not --shard I/N") }
-            return try Shard.parse(text)
-        } catch {
-            throw UsageError(error.message)
-        }
+        return Self.report(reports, unfound: unfound, quiet: report.quiet, shard: share, reporter: reporter)
     }
 
     /// Failures of a document: each failed page, or one for a document that failed as a whole

@@ -88,8 +88,8 @@ public enum LNoteTool {
         } catch {
             // With --json, a usage error is a JSON document too (the command line may be too
             // broken to parse, so the flag is looked for among the words themselves).
-            if command.spec.options.contains(where: { $0.name == "json" }),
-               arguments.dropFirst().prefix(while: { $0 != "--" }).contains("--json") {
+            if command.spec.options.contains(where: { $0.name == ReportOptions.json.spec.name }),
+               arguments.dropFirst().prefix(while: { $0 != "--" }).contains(ReportOptions.json.spec.name.withDashes) {
                 let reporter = Reporter(command: command.spec.name, json: true, console: console)
                 reporter.report(.usage(error.message))
                 return reporter.finish(ExitStatus.usage)

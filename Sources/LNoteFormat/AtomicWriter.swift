@@ -8,6 +8,7 @@
 // that directory is reached with O_NOFOLLOW at every step, so a directory swapped for a symbolic
 // link after the package was checked is refused instead of written through.
 
+import Foundation
 import Glibc
 
 public enum AtomicFile {
@@ -160,6 +161,27 @@ public final class AtomicFileStream {
             close(dfd)
             throw LNoteError(.io, file: shown, code: .write, message: "cannot create a temporary file: \(FileIO.errnoText(code))")
         }
+        Self.pending.add(ObjectIdentifier(self), directory: dfd, name: tmp)
+    }
+
+    /// The temporary files of streams neither committed nor abandoned yet.
+    private static let pending = PendingFiles()
+
+    /// Removes the temporary file of every stream not yet committed: for a process that is
+    /// being interrupted (SIGINT, SIGTERM), whose streams will never be committed, so that it
+    /// leaves no `.<name>.tmp-*` behind. Safe to call from any thread.
+    public static func removePendingTemporaryFiles() { pending.removeAll() }
+
+    private final class PendingFiles: @unchecked Sendable {
+        private var files: [ObjectIdentifier: (directory: Int32, name: String)] = [:]
+        private let lock = NSLock()
+        func add(_ id: ObjectIdentifier, directory: Int32, name: String) { lock.lock(); files[id] = (directory, name); lock.unlock() }
+        func remove(_ id: ObjectIdentifier) { lock.lock(); files[id] = nil; lock.unlock() }
+        func removeAll() {
+            lock.lock(); defer { lock.unlock() }
+            for file in files.values { unlinkat(file.directory, file.name, 0) }
+            files = [:]
+        }
     }
 
     deinit {
@@ -188,6 +210,7 @@ public final class AtomicFileStream {
         guard fsync(fd) == 0 else { throw fail("fsync failed", errno) }
         guard renameat(dfd, tmp, dfd, name) == 0 else { throw fail("rename failed", errno) }
         finished = true
+        Self.pending.remove(ObjectIdentifier(self))
         close(fd)
         _ = fsync(dfd)
     }
@@ -196,6 +219,7 @@ public final class AtomicFileStream {
     public func abandon() {
         guard !finished else { return }
         finished = true
+        Self.pending.remove(ObjectIdentifier(self))
         close(fd)
         unlinkat(dfd, tmp, 0)
     }

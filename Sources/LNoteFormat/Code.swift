@@ -105,6 +105,9 @@ public enum Code: String, Sendable, CaseIterable, CustomStringConvertible {
     case storeIntegrity = "store-integrity"
     case storeInstall = "store-install"
     case storeRow = "store-row"
+    case packageExists = "package-exists"
+    case duplicatePackage = "duplicate-package"
+    case pageWithoutContent = "page-without-content"
     // derived data (`check`)
     case missingThumbnail = "missing-thumbnail"
     case staleThumbnail = "stale-thumbnail"
@@ -120,6 +123,7 @@ public enum Code: String, Sendable, CaseIterable, CustomStringConvertible {
     case unlistedPage = "unlisted-page"
     case unexpectedFile = "unexpected-file"
     case temporaryFile = "temporary-file"
+    case unfingerprintedThumbnail = "unfingerprinted-thumbnail"
 
     public var description: String { rawValue }
 
@@ -158,11 +162,12 @@ public enum Code: String, Sendable, CaseIterable, CustomStringConvertible {
         case .compactionWouldDrop, .compactionUnreadable, .compactionNotIdempotent:
             return .compaction
         case .target, .targetInUse, .targetInsidePackage, .targetNotAStore, .sqliteOpen, .sqlite, .sqliteClose,
-             .store, .storeVersion, .storeIntegrity, .storeInstall, .storeRow:
+             .store, .storeVersion, .storeIntegrity, .storeInstall, .storeRow, .packageExists, .duplicatePackage,
+             .pageWithoutContent:
             return .storage
         case .missingThumbnail, .staleThumbnail, .thumbnailSettings, .manifest, .manifestObject, .manifestField,
              .manifestStale, .manifestCover, .missingAsset, .orphanAsset, .orphanThumbnail, .unlistedPage,
-             .unexpectedFile, .temporaryFile:
+             .unexpectedFile, .temporaryFile, .unfingerprintedThumbnail:
             return .derivedData
         }
     }

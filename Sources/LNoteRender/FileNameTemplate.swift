@@ -3,8 +3,9 @@
 ///
 /// Placeholders: `{page}` the 1-based page number, `{page:N}` zero-padded to N digits (1–9),
 /// `{id}` the page's UUID (upper case), `{title}` the document's title made safe for a file name,
-/// `{ext}` the format's extension (`png`, `jpg`). A template must name each page differently, so
-/// it holds `{page…}` or `{id}`; it names a file in the directory, so it holds no `/`.
+/// `{ext}` the format's extension (`png`, `jpg`). A template for several pages must name each
+/// differently, so it holds `{page…}` or `{id}` (`refusal(pageCount:)`); it names a file in the
+/// directory, so it holds no `/`.
 public struct FileNameTemplate: Sendable, Equatable {
     enum Part: Sendable, Equatable {
         case literal(String)
@@ -51,10 +52,18 @@ public struct FileNameTemplate: Sendable, Equatable {
         }
         if !literal.isEmpty { parts.append(.literal(literal)) }
         if text.contains("/") || text.contains("\0") { throw Invalid(message: "'\(text)' names a file inside the output directory: no '/'") }
-        guard parts.contains(where: { if case .page = $0 { return true }; return $0 == .id }) else {
-            throw Invalid(message: "'\(text)' would give every page the same name: include {page} or {id}")
-        }
         self.parts = parts
+    }
+
+    /// Whether each page gets its own name (`{page…}` or `{id}`): what a template needs for
+    /// more than one page.
+    public var namesEachPage: Bool {
+        parts.contains(where: { if case .page = $0 { return true }; return $0 == .id })
+    }
+
+    /// Why this template cannot name `pageCount` pages, nil when it can.
+    public func refusal(pageCount: Int) -> Invalid? {
+        pageCount > 1 && !namesEachPage ? Invalid(message: "'\(text)' would give every page the same name: include {page} or {id}") : nil
     }
 
     /// The literal extension the template ends with (`.png` in `{page}.png`), if any.

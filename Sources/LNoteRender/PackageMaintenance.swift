@@ -86,8 +86,12 @@ public enum PackageChecker {
             case .stale:
                 add(.warning, LNotePackage.thumbnailPath(for: entry.id), .staleThumbnail,
                     "page \(index + 1)'s thumbnail was not made from its current content")
+            case .unfingerprinted:
+                add(.warning, LNotePackage.thumbnailPath(for: entry.id), .unfingerprintedThumbnail,
+                    "page \(index + 1)'s thumbnail carries no fingerprint of what it was made from (another program made it), "
+                    + "so whether it is current cannot be told; a thumbnails run redraws it")
             case .otherSettings:
-                let s = thumbnails.settings
+                let s = thumbnails.recipe
                 add(.warning, LNotePackage.thumbnailPath(for: entry.id), .thumbnailSettings,
                     "page \(index + 1)'s thumbnail shows the current content, but was made with other settings than "
                     + "width \(s.width), quality \(s.quality); a thumbnails run with these settings redraws it")

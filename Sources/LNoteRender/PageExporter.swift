@@ -35,16 +35,47 @@ public enum ExportFormat: String, Sendable, CaseIterable {
 
     /// PDF and SVG: drawn as outlines at no pixel size (the size options do not apply).
     public var isVector: Bool { self == .pdf || self == .svg }
+
+    /// Every extension `init(pathExtension:)` knows, as messages list them: `.png, .jpg, .jpeg, .pdf, .svg`.
+    public static let writableExtensions = ".png, .jpg, .jpeg, .pdf, .svg"
 }
 
 /// Where exported pages go.
 public enum ExportDestination: Sendable, Equatable {
-    /// One page to this file.
+    /// One page (or the one PDF) to this file.
     case file(String)
-    /// One page to standard output.
+    /// One page (or the one PDF) to standard output.
     case standardOutput
-    /// Several pages into this directory as `page-001.png`, … (by page number).
+    /// Pages into this directory as `page-001.png`, … (by page number), or the PDF as `DOC.pdf`.
     case directory(String)
+
+    /// Why an output name cannot take the pages asked for, in words for the user.
+    public struct Refusal: Error, Sendable, Equatable {
+        public let message: String
+    }
+
+    /// The one reading of an output name (`-o`) for every format: nil or empty is the current
+    /// directory; `-` is standard output; a name ending in `/` or an existing directory is a
+    /// directory. Otherwise a PDF, and any one page, goes to the file; several pages of the
+    /// other formats go into a directory of that name, unless the name is an image file's.
+    public static func resolve(output: String?, pageCount: Int, format: ExportFormat) throws(Refusal) -> ExportDestination {
+        guard let output, !output.isEmpty else { return .directory(".") }
+        if output == "-" {
+            guard pageCount == 1 || format == .pdf else {
+                throw Refusal(message: "standard output takes one page, but \(pageCount) are selected (use --pages)")
+            }
+            return .standardOutput
+        }
+        var isDirectory: ObjCBool = false
+        if output.hasSuffix("/") || (FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) && isDirectory.boolValue) {
+            return .directory(output.hasSuffix("/") && output.count > 1 ? String(output.dropLast()) : output)
+        }
+        if pageCount == 1 || format == .pdf { return .file(output) }
+        if ExportFormat(pathExtension: output) != nil {
+            throw Refusal(message: "\(pageCount) pages need a directory, not a file name")
+        }
+        return .directory(output)
+    }
 }
 
 /// How exported pages are encoded.
@@ -77,6 +108,19 @@ public struct ExportedPage: Sendable {
     public var height: Int = 0
     public var bytes: Int = 0
     public var diagnostics: [Diagnostic] = []
+    public var error: LNoteError?
+}
+
+/// What one export did: every page's outcome, and for a PDF its one file.
+public struct ExportRun: Sendable {
+    public var pages: [ExportedPage]
+    /// The PDF written (nil for standard output, for the formats of one file per page, or when
+    /// nothing was written).
+    public var documentPath: String?
+    /// Bytes written in all.
+    public var bytes: Int
+    /// What failed the export as a whole (its output could not be prepared or written, or no
+    /// page of a PDF could be drawn); the pages it kept from being written carry it too.
     public var error: LNoteError?
 }
 
@@ -131,19 +175,119 @@ public struct PageExporter {
                           message: "the output is inside the package \(package.path) (\(output)); export never writes into the package")
     }
 
-    /// Exports the pages at `indices` (0-based) to `destination`, up to `jobs` pages at once,
-    /// and calls `progress` on the calling thread once per page, in the order of `indices`,
-    /// whatever order the pages finish in. Each page is written by itself, so the files do not
-    /// depend on `jobs`. A destination inside the package (`refusal(of:)`) fails every page.
+    /// Exports the pages at `indices` (0-based) to `destination`: the one path of every format.
+    /// The destination is checked (`refusal(of:)`) and prepared (`prepare(_:)`, which creates a
+    /// missing output directory) first; then the format's sink takes the pages: PNG and JPEG
+    /// files encoded from pixels and SVG files drawn as outlines, one per page and up to `jobs`
+    /// at once (each written by itself, so the files do not depend on `jobs`), or one PDF
+    /// document, page by page. `progress` is called on the calling thread once per page, in the
+    /// order of `indices`, whatever order the pages finish in; pages kept from being written by
+    /// a failure of the whole export are not reported to it (`ExportRun.error` says why).
+    /// `producer` names the program in a PDF's metadata.
+    public func run(pages indices: [Int], to destination: ExportDestination, jobs: Int = 1, producer: String = "lnote-render",
+                    progress: (ExportedPage) -> Void = { _ in }) -> ExportRun {
+        func failed(_ error: LNoteError) -> ExportRun {
+            ExportRun(pages: indices.map { ExportedPage(number: $0 + 1, error: error) }, bytes: 0, error: error)
+        }
+        if let error = refusal(of: destination) ?? Self.prepare(destination) { return failed(error) }
+        guard settings.format == .pdf else {
+            let pages = exportPages(indices, to: destination, jobs: jobs, progress: progress)
+            return ExportRun(pages: pages, bytes: pages.reduce(0) { $0 + ($1.error == nil ? $1.bytes : 0) }, error: nil)
+        }
+        let path: String? = switch destination {
+        case .standardOutput: nil
+        case .file(let p): p
+        case .directory(let dir): dir + "/" + Self.pdfName(for: package)
+        }
+        let output: ByteOutput
+        var file: AtomicFileStream? = nil
+        if let path {
+            do throws(LNoteError) {
+                let f = try AtomicFileStream(path: path)
+                file = f
+                output = f
+            } catch {
+                return failed(error)
+            }
+        } else {
+            output = StandardOutput()
+        }
+        return writePDF(pages: indices, to: output, file: file, shown: path ?? "standard output", producer: producer, progress: progress)
+    }
+
+    /// `run`'s pages alone (any format).
     public func export(pages indices: [Int], to destination: ExportDestination, jobs: Int = 1,
                        progress: (ExportedPage) -> Void = { _ in }) -> [ExportedPage] {
-        if let error = refusal(of: destination) {
-            return indices.map { index in
-                let result = ExportedPage(number: index + 1, error: error)
-                progress(result)
-                return result
-            }
+        run(pages: indices, to: destination, jobs: jobs, progress: progress).pages
+    }
+
+    /// `run` for a PDF, as a tuple.
+    public func exportPDF(pages indices: [Int], to destination: ExportDestination, producer: String = "lnote-render",
+                          progress: (ExportedPage) -> Void = { _ in }) -> (pages: [ExportedPage], bytes: Int, error: LNoteError?) {
+        let done = run(pages: indices, to: destination, producer: producer, progress: progress)
+        return (done.pages, done.bytes, done.error)
+    }
+
+    /// Exports the pages at `indices` as ONE PDF whose bytes go to `output` in order, as they
+    /// are written (page by page, memory as `run`'s); `shown` names it in errors.
+    public func exportPDF(pages indices: [Int], to output: ByteOutput, shown: String, producer: String = "lnote-render",
+                          progress: (ExportedPage) -> Void = { _ in }) -> (pages: [ExportedPage], bytes: Int, error: LNoteError?) {
+        let done = writePDF(pages: indices, to: output, file: nil, shown: shown, producer: producer, progress: progress)
+        return (done.pages, done.bytes, done.error)
+    }
+
+    /// Makes sure the output can be written before any page is drawn: a file's directory must
+    /// exist and be writable; a directory is created (with its parents) when missing. The error
+    /// (code `output-directory`) names the path as given.
+    public static func prepare(_ destination: ExportDestination) -> LNoteError? {
+        func refused(_ file: String, _ message: String) -> LNoteError {
+            LNoteError(.io, file: file, code: .outputDirectory, message: message)
         }
+        switch destination {
+        case .standardOutput:
+            return nil
+        case .file(let path):
+            let (dir, _) = AtomicFile.split(path)
+            let parent = dir.isEmpty ? "." : dir
+            guard FileIO.kind(atPath: parent) == .directory || FileManager.default.fileExists(atPath: parent + "/.") else {
+                return refused(path, "the directory \(parent) does not exist (create it, or name an existing one)")
+            }
+            guard access(parent, W_OK) == 0 else {
+                return refused(path, "cannot write into \(parent): \(String(cString: strerror(errno)))")
+            }
+            return nil
+        case .directory(let dir):
+            if let failure = makeDirectories(dir) {
+                return refused(dir, "cannot create the output directory: \(failure)")
+            }
+            guard access(dir, W_OK) == 0 else {
+                return refused(dir, "cannot write into the output directory: \(String(cString: strerror(errno)))")
+            }
+            return nil
+        }
+    }
+
+    /// `mkdir -p`: nil on success, else what failed and why, in the system's words.
+    public static func makeDirectories(_ path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for part in path.split(separator: "/") {
+            prefix += part
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                let reason = String(cString: strerror(errno))
+                return prefix == path ? reason : "\(prefix): \(reason)"
+            }
+            guard FileManager.default.fileExists(atPath: prefix + "/.") else {
+                return prefix == path ? "it exists and is not a directory" : "\(prefix) exists and is not a directory"
+            }
+            prefix += "/"
+        }
+        return nil
+    }
+
+    /// The sink of the formats of one file per page (PNG, JPEG: encoded from pixels; SVG: drawn
+    /// by its backend), up to `jobs` pages at once.
+    private func exportPages(_ indices: [Int], to destination: ExportDestination, jobs: Int,
+                             progress: (ExportedPage) -> Void) -> [ExportedPage] {
         let workers = workerCount(for: indices, jobs: jobs)
         if workers <= 1 {
             return indices.map { index in
@@ -233,47 +377,14 @@ public struct PageExporter {
         }
     }
 
-    /// Exports the pages at `indices` as ONE PDF to `destination` (a file, or standard output),
-    /// page by page: each page is loaded, drawn onto the PDF backend, written and forgotten, so
-    /// memory is one page plus the table of assets already embedded. A page that fails is
-    /// reported and left out; the file is still written when at least one page made it (the
-    /// exit status says a page failed). `progress` is called once per page, in order.
-    /// A file is written atomically: nothing appears at the path unless the PDF is complete.
-    public func exportPDF(pages indices: [Int], to destination: ExportDestination, producer: String = "lnote-render",
-                          progress: (ExportedPage) -> Void = { _ in }) -> (pages: [ExportedPage], bytes: Int, error: LNoteError?) {
-        if let error = refusal(of: destination) { return (indices.map { ExportedPage(number: $0 + 1, error: error) }, 0, error) }
-        let output: ByteOutput
-        var file: AtomicFileStream? = nil
-        var shown = "standard output"
-        do throws(LNoteError) {
-            switch destination {
-            case .standardOutput:
-                output = StandardOutput()
-            case .file(let path):
-                let f = try AtomicFileStream(path: path)
-                file = f; output = f; shown = path
-            case .directory(let dir):
-                let path = dir + "/" + Self.pdfName(for: package)
-                let f = try AtomicFileStream(path: path)
-                file = f; output = f; shown = path
-            }
-        } catch {
-            return (indices.map { ExportedPage(number: $0 + 1, error: error) }, 0, error)
-        }
-        return writePDF(pages: indices, to: output, file: file, shown: shown, producer: producer, progress: progress)
-    }
-
-    /// Exports the pages at `indices` as ONE PDF whose bytes go to `output` in order, as they
-    /// are written (page by page, memory as `exportPDF(pages:to:)`); `shown` names it in errors.
-    public func exportPDF(pages indices: [Int], to output: ByteOutput, shown: String, producer: String = "lnote-render",
-                          progress: (ExportedPage) -> Void = { _ in }) -> (pages: [ExportedPage], bytes: Int, error: LNoteError?) {
-        writePDF(pages: indices, to: output, file: nil, shown: shown, producer: producer, progress: progress)
-    }
-
-    /// The PDF loop: `output` is `file` when the PDF goes to a file (committed at the end,
-    /// abandoned on failure).
+    /// The sink of a PDF: every page into one document, page by page (each page is loaded,
+    /// drawn onto the PDF backend, written and forgotten, so memory is one page plus the table
+    /// of assets already embedded). A page that fails is reported and left out; the file is
+    /// still written when at least one page made it. `output` is `file` when the PDF goes to a
+    /// file, which is committed at the end and abandoned on failure: nothing appears at the
+    /// path unless the PDF is complete.
     private func writePDF(pages indices: [Int], to output: ByteOutput, file: AtomicFileStream?, shown: String, producer: String,
-                          progress: (ExportedPage) -> Void) -> (pages: [ExportedPage], bytes: Int, error: LNoteError?) {
+                          progress: (ExportedPage) -> Void) -> ExportRun {
         let counter = CountingOutput(output)
         var results: [ExportedPage] = []
         do throws(LNoteError) {
@@ -303,15 +414,16 @@ public struct PageExporter {
             }
             guard pdf.pageCount > 0 else {
                 file?.abandon()
-                return (results, 0, LNoteError(.invalid, file: shown, code: .noPages, message: "no page could be exported; nothing written"))
+                return ExportRun(pages: results, bytes: 0,
+                                 error: LNoteError(.invalid, file: shown, code: .noPages, message: "no page could be exported; nothing written"))
             }
             try pdf.finish()
             try file?.commit()
-            return (results, counter.count, nil)
+            return ExportRun(pages: results, documentPath: file == nil ? nil : shown, bytes: counter.count, error: nil)
         } catch {
             file?.abandon()
             for j in results.count..<indices.count { results.append(ExportedPage(number: indices[j] + 1, error: error)) }
-            return (results, counter.count, error)
+            return ExportRun(pages: results, bytes: counter.count, error: error)
         }
     }
 

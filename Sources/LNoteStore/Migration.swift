@@ -13,21 +13,43 @@ import LNoteFormat
 /// a package that cannot be read.
 public struct StoreProblem: Sendable, Equatable, CustomStringConvertible {
     public var severity: Diagnostic.Severity
+    /// The stable code (README, "Error and warning codes"): the rule of the library error or
+    /// diagnostic it comes from, or the store's own.
+    public var code: Code
     /// The package (or database) path, with the file inside it where there is one.
     public var path: String
     public var message: String
 
-    public init(_ severity: Diagnostic.Severity, path: String, message: String) {
+    public init(_ severity: Diagnostic.Severity, code: Code, path: String, message: String) {
         self.severity = severity
+        self.code = code
         self.path = path
         self.message = message
     }
 
-    public var description: String { "\(severity.rawValue): \(path): \(message)" }
+    public var description: String { "\(severity.rawValue): \(path): [\(code)] \(message)" }
 
-    /// A package's diagnostic: the file inside the package and the rest of its text.
+    /// A package's diagnostic: the file inside the package, its code, and the rest of its text.
     init(diagnostic d: Diagnostic, path: String) {
-        self.init(d.severity, path: path, message: String(d.description.dropFirst(d.severity.rawValue.count + 2)))
+        var place = d.offset.map { "@\($0): " } ?? ""
+        if let index = d.elementIndex {
+            place += "element \(index)" + (d.elementID.map { " (id \($0))" } ?? " (no id)") + ": "
+        } else if let id = d.elementID {
+            place += "id \(id): "
+        }
+        self.init(d.severity, code: d.code, path: Self.join(path, d.file), message: place + d.message)
+    }
+
+    /// A library error met while reading or writing the package at `path`: its code, the file
+    /// it names, and `what` (`not migrated: `) before its message.
+    init(error: LNoteError, path: String, what: String) {
+        self.init(.error, code: error.code, path: Self.join(path, error.file), message: what + error.message)
+    }
+
+    /// A file inside the package named by its path under the package's; the package itself, or
+    /// a file named by an absolute path, as it is.
+    static func join(_ package: String, _ file: String) -> String {
+        file.isEmpty || file.hasPrefix("/") || file == package ? (file.isEmpty ? package : file) : package + "/" + file
     }
 }
 
@@ -88,7 +110,7 @@ public enum Migration {
             for path in packages {
                 guard let source = SourceDocument(path: path, report: &report) else { continue }
                 guard names.insert(source.name).inserted else {
-                    report.problems.append(StoreProblem(.error, path: path, message: "a package named \(source.name) was migrated already; one store holds one package of each name"))
+                    report.problems.append(StoreProblem(.error, code: .duplicatePackage, path: path, message: "a package named \(source.name) was migrated already; one store holds one package of each name"))
                     continue
                 }
                 try db.execute("BEGIN IMMEDIATE")
@@ -112,7 +134,7 @@ public enum Migration {
         }
         // Not one package could be read: an empty database must not replace one that had them.
         guard !report.packages.documents.isEmpty else {
-            report.problems.append(StoreProblem(.error, path: target, message: "no package could be read; the database is unchanged"))
+            report.problems.append(StoreProblem(.error, code: .noPackages, path: target, message: "no package could be read; the database is unchanged"))
             report.seconds = seconds(since: started)
             return report
         }
@@ -136,7 +158,7 @@ public enum Migration {
         for package in packages {
             guard let source = SourceDocument(path: package, report: &report) else { continue }
             guard names.insert(source.name).inserted else {
-                report.problems.append(StoreProblem(.error, path: package, message: "a package named \(source.name) was read already"))
+                report.problems.append(StoreProblem(.error, code: .duplicatePackage, path: package, message: "a package named \(source.name) was read already"))
                 continue
             }
             documents.append(try source.read(report: &report) { _ throws(LNoteError) in })

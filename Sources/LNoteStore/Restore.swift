@@ -56,18 +56,18 @@ public enum Restore {
             for (id, name) in documents {
                 let target = out + "/" + name
                 guard isPlainPackageName(name) else {
-                    report.problems.append(StoreProblem(.error, path: path, message: "document \(id): package name \(name.debugDescription) is not a plain <name>.lnote; not restored"))
+                    report.problems.append(StoreProblem(.error, code: .storeRow, path: path, message: "document \(id): package name \(name.debugDescription) is not a plain <name>.lnote; not restored"))
                     continue
                 }
                 guard FileIO.kind(atPath: target) == .missing else {
-                    report.problems.append(StoreProblem(.error, path: target, message: "exists; a restore never replaces a package"))
+                    report.problems.append(StoreProblem(.error, code: .packageExists, path: target, message: "exists; a restore never replaces a package"))
                     continue
                 }
                 do {
                     try write(document: id, name: name, into: out, reader: reader, report: &report)
                     report.written.append(target)
                 } catch {
-                    report.problems.append(StoreProblem(.error, path: target, message: "not restored: \(error)"))
+                    report.problems.append(StoreProblem(error: error, path: target, what: "not restored: "))
                 }
             }
         }
@@ -109,13 +109,13 @@ public enum Restore {
         var pageEntries: [(entry: PageEntry, elementCount: Int?)] = []
         for page in document.pages {
             guard let entry = page.entry else {
-                report.problems.append(StoreProblem(.warning, path: out + "/" + name,
+                report.problems.append(StoreProblem(.warning, code: .pageEntry, path: out + "/" + name,
                                                     message: "page \(page.position + 1) had an invalid entry in document.json (\(page.failure ?? "")); it is left out"))
                 continue
             }
             if let failure = page.failure {
                 // The entry is kept and the content file is not written: the page fails as it did.
-                report.problems.append(StoreProblem(.warning, path: out + "/" + name,
+                report.problems.append(StoreProblem(.warning, code: .pageWithoutContent, path: out + "/" + name,
                                                     message: "page \(page.position + 1) could not be read when migrated (\(failure)); restored without content"))
                 pageEntries.append((entry, nil))
                 continue

@@ -24,7 +24,7 @@ struct SourceDocument {
         do {
             package = try LNotePackage.open(at: URL(fileURLWithPath: trimmed))
         } catch {
-            report.problems.append(StoreProblem(.error, path: trimmed, message: "not migrated: \(error)"))
+            report.problems.append(StoreProblem(error: error, path: trimmed, what: "not migrated: "))
             return nil
         }
         self.path = trimmed
@@ -54,7 +54,7 @@ struct SourceDocument {
             }
             if let failure {
                 counts.failed = true
-                report.problems.append(StoreProblem(.error, path: path, message: "page \(position + 1) failed: \(failure)"))
+                report.problems.append(StoreProblem(error: failure, path: path, what: "page \(position + 1) failed: "))
             }
             if let page {
                 for d in page.diagnostics { report.problems.append(StoreProblem(diagnostic: d, path: path)) }
@@ -75,7 +75,7 @@ struct SourceDocument {
         do {
             assets = try package.assetFiles()
         } catch {
-            report.problems.append(StoreProblem(.error, path: path, message: "assets not migrated: \(error)"))
+            report.problems.append(StoreProblem(error: error, path: path, what: "assets not migrated: "))
             return census
         }
         for asset in assets {
@@ -83,7 +83,7 @@ struct SourceDocument {
             do {
                 bytes = try package.readAsset(asset.name)
             } catch {
-                report.problems.append(StoreProblem(.error, path: path, message: "asset not migrated: \(error)"))
+                report.problems.append(StoreProblem(error: error, path: path, what: "asset not migrated: "))
                 continue
             }
             report.sourceBytes += bytes.count

@@ -2,31 +2,35 @@ import XCTest
 @testable import LNoteCLI
 
 final class ArgumentParserTests: XCTestCase {
+    static let output = Option<String?>.text("output", short: "o", "PATH", "Where to write", absent: "here")
+    static let scale = Option<Double?>.number("scale", "S", "Scale", in: 0.01...100, absent: "1")
+    static let quality = Option<Int>.int("quality", "Q", "JPEG quality", in: 1...100, default: 85)
+    static let transparent = Flag("transparent", help: "No paper.")
     let spec = CommandSpec(
         name: "export", abstract: "Export pages.",
         positionals: [PositionalSpec("DOC", help: "The document.")],
-        options: [
-            .value("output", short: "o", "PATH", help: "Where to write."),
-            .value("scale", "S", help: "Scale."),
-            .value("quality", "Q", help: "JPEG quality."),
-            .flag("transparent", help: "No paper."),
-        ])
+        options: [output.spec, scale.spec, quality.spec, transparent.spec])
+    typealias T = ArgumentParserTests
 
     func testLongShortAndEqualsForms() throws {
         let a = try ParsedArguments(["doc.lnote", "--scale", "2", "-o", "out.png", "--quality=90", "--transparent"], spec: spec)
         XCTAssertEqual(a.positionals, ["doc.lnote"])
-        XCTAssertEqual(a.string("output"), "out.png")
-        XCTAssertEqual(try a.double("scale", in: 0.01...100), 2)
-        XCTAssertEqual(try a.int("quality", in: 1...100), 90)
-        XCTAssertTrue(a.flag("transparent"))
+        XCTAssertEqual(try a.value(T.output), "out.png")
+        XCTAssertEqual(try a.value(T.scale), 2)
+        XCTAssertEqual(try a.value(T.quality), 90)
+        XCTAssertTrue(a.isSet(T.transparent))
         let b = try ParsedArguments(["-o=x.png", "doc"], spec: spec)
-        XCTAssertEqual(b.string("output"), "x.png")
-        XCTAssertFalse(b.flag("transparent"))
+        XCTAssertEqual(try b.value(T.output), "x.png")
+        XCTAssertFalse(b.isSet(T.transparent))
+        // Absent: the default the declaration holds, also in the help it generates.
+        XCTAssertEqual(try b.value(T.quality), 85)
+        XCTAssertNil(try b.value(T.scale))
+        XCTAssertEqual(T.quality.spec.help, "JPEG quality, 1-100 (default 85).")
     }
 
     func testDashIsAPositionalOrValueAndDoubleDashEndsOptions() throws {
         let a = try ParsedArguments(["doc", "-o", "-"], spec: spec)
-        XCTAssertEqual(a.string("output"), "-")
+        XCTAssertEqual(try a.value(T.output), "-")
         let b = try ParsedArguments(["--", "--weird-name.lnote"], spec: spec)
         XCTAssertEqual(b.positionals, ["--weird-name.lnote"])
     }
@@ -57,10 +61,10 @@ final class ArgumentParserTests: XCTestCase {
 
     func testBadValuesNameTheOptionAndTheRange() throws {
         let a = try ParsedArguments(["doc", "--quality", "0", "--scale", "nan"], spec: spec)
-        XCTAssertThrowsError(try a.int("quality", in: 1...100)) {
+        XCTAssertThrowsError(try a.value(T.quality)) {
             XCTAssertEqual(($0 as! UsageError).message, "--quality: '0' is not an integer from 1 to 100")
         }
-        XCTAssertThrowsError(try a.double("scale", in: 0.01...100)) {
+        XCTAssertThrowsError(try a.value(T.scale)) {
             XCTAssertTrue(($0 as! UsageError).message.hasPrefix("--scale: 'nan' is not a number"))
         }
     }

@@ -30,7 +30,7 @@ final class CLIHabitsTests: XCTestCase {
         for name in ["out.webp", "out.tiff", "sub/out.gif"] {
             let run = CLIRun(["export", Repo.sample, "--pages", "1", "--scale", "0.2", "-o", dir + "/" + name])
             XCTAssertEqual(run.status, ExitStatus.usage, run.err)
-            XCTAssertTrue(run.err.contains("is not an image format lnote-render writes (.png, .jpg, .jpeg)"), run.err)
+            XCTAssertTrue(run.err.contains("is not a format lnote-render writes (.png, .jpg, .jpeg, .pdf, .svg)"), run.err)
             XCTAssertFalse(exists(dir + "/" + name))
         }
         XCTAssertFalse(exists(dir + "/sub"))
@@ -258,13 +258,13 @@ final class CLIHabitsTests: XCTestCase {
     func testRow12AttachedValuesAndGroupedFlags() throws {
         let spec = ExportCommand.spec
         let a = try ParsedArguments(["-oq.png", "-qj2", "doc"], spec: spec)
-        XCTAssertEqual(a.string("output"), "q.png")
-        XCTAssertTrue(a.flag("quiet"))
-        XCTAssertEqual(a.string("jobs"), "2")
+        XCTAssertEqual(try a.value(OutputOptions.output), "q.png")
+        XCTAssertTrue(a.isSet(ReportOptions.quiet))
+        XCTAssertEqual(try a.value(LimitOptions.jobs), 2)
         XCTAssertEqual(a.positionals, ["doc"])
         let b = try ParsedArguments(["-qo", "x.png", "doc", "-j=3"], spec: spec)
-        XCTAssertEqual(b.string("output"), "x.png")
-        XCTAssertEqual(b.string("jobs"), "3")
+        XCTAssertEqual(try b.value(OutputOptions.output), "x.png")
+        XCTAssertEqual(try b.value(LimitOptions.jobs), 3)
         XCTAssertThrowsError(try ParsedArguments(["-qz", "doc"], spec: spec)) {
             XCTAssertTrue(($0 as! UsageError).message.contains("unknown option '-z' in '-qz'"), "\($0)")
         }

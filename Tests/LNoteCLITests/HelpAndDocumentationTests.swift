@@ -81,7 +81,8 @@ final class HelpAndDocumentationTests: XCTestCase {
         }
         for line in run.out.split(separator: "\n") where line.hasPrefix(".") {
             XCTAssertTrue(line.hasPrefix(".TH") || line.hasPrefix(".SH") || line.hasPrefix(".SS") || line.hasPrefix(".TP")
-                          || line.hasPrefix(".PP") || line.hasPrefix(".B ") || line.hasPrefix(".I ") || line == ".nf" || line == ".fi",
+                          || line.hasPrefix(".PP") || line.hasPrefix(".B ") || line.hasPrefix(".I ") || line == ".nf" || line == ".fi"
+                          || line.hasPrefix(".RS ") || line == ".RE",
                           "a text line that roff would take as a request: \(line)")
         }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") else { return }

@@ -114,4 +114,65 @@ final class JSONOutputTests: XCTestCase {
         let watch = try document(CLIRun(["watch", "--json", dir + "/not-there"]))
         XCTAssertEqual(errors(watch).first?["code"] as? String, "not-a-directory")
     }
+
+    /// The one JSON contract, over every subcommand, on success and on failure: one document
+    /// from one writer, with `command`, `ok`, `status`, `errors` and `warnings`; every problem
+    /// with the same keys, its `page` filled when its message names one; every key in camelCase.
+    func testEverySubcommandKeepsTheOneJSONContract() throws {
+        let doc = try Repo.copySample(to: dir)
+        let db = dir + "/notes.sqlite"
+        let png = dir + "/page.png"
+        XCTAssertEqual(CLIRun(["export", Repo.sample, "--pages", "1", "--scale", "0.1", "-o", png]).status, 0)
+        let none = dir + "/none.lnote"
+        // watch runs until interrupted: its events are held to this contract by ProcessTests.
+        let runs: [String: (success: [String]?, failure: [String])] = [
+            "info": ([doc], [none]),
+            "export": ([doc, "--scale", "0.1", "-o", dir + "/e/"], [none]),
+            "thumbnails": ([doc], [none]),
+            "watch": (nil, [dir + "/not-there"]),
+            "check": ([doc], [none]),
+            "gc": (["-n", doc], [none]),
+            "compact": ([doc], [none]),
+            "diff": ([png, png], [png, dir + "/missing.png"]),
+            "snapshot": ([doc, "--goldens", dir + "/goldens", "--record"], [none, "--goldens", dir + "/goldens"]),
+            "migrate": ([doc, "--to", db], [none, "--to", dir + "/other.sqlite"]),
+            "restore": ([db, "--out", dir + "/restored"], [db, "--out", dir + "/restored"]),
+            "completions": (["bash"], ["tcsh"]),
+            "man": ([], ["extra"]),
+        ]
+        XCTAssertEqual(Set(runs.keys), Set(LNoteTool.subcommands.map(\.spec.name)), "every subcommand, once")
+        let problemKeys: Set<String> = ["severity", "code", "kind", "file", "page", "element", "id", "offset", "message"]
+        func camelCase(_ value: Any, _ path: String) {
+            if let object = value as? [String: Any] {
+                for (key, member) in object {
+                    XCTAssertNotNil(key.range(of: "^[a-z][a-zA-Z0-9]*$", options: .regularExpression), "\(path).\(key)")
+                    camelCase(member, path + "." + key)
+                }
+            } else if let array = value as? [Any] {
+                for item in array { camelCase(item, path + "[]") }
+            }
+        }
+        for name in LNoteTool.subcommands.map(\.spec.name) {
+            let (success, failure) = try XCTUnwrap(runs[name])
+            for (args, succeeds) in [(success, true), (failure, false)] {
+                guard let args else { continue }
+                let run = CLIRun([name, "--json"] + args)
+                let context = "\(name) \(args.joined(separator: " "))"
+                XCTAssertEqual(run.status == ExitStatus.success, succeeds, "\(context): \(run.out)\(run.err)")
+                XCTAssertEqual(run.err, "", "\(context): nothing but the document")
+                let json = try document(run)
+                XCTAssertEqual(json["command"] as? String, name, context)
+                if !succeeds { XCTAssertFalse(errors(json).isEmpty, "\(context): a failure says why") }
+                camelCase(json, name)
+                for problem in errors(json) + warnings(json) {
+                    XCTAssertEqual(Set(problem.keys), problemKeys, context)
+                    if let message = problem["message"] as? String, message.hasPrefix("page "),
+                       let number = Int(message.dropFirst(5).prefix { $0.isNumber }) {
+                        XCTAssertEqual(problem["page"] as? Int, number, "\(context): \(message)")
+                    }
+                }
+            }
+        }
+    }
+
 }

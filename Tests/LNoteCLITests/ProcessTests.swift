@@ -170,7 +170,9 @@ final class ProcessTests: XCTestCase {
         let doc = try Repo.copySample(to: library)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try builtProduct("lnote-render"))
-        p.arguments = ["watch", library, "--json", "--poll", "--debounce", "0.2", "--jobs", "1"]
+        // The library named relatively: every event names its packages the same way.
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        p.arguments = ["watch", "json-library", "--json", "--poll", "--debounce", "0.2", "--jobs", "1"]
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -197,15 +199,18 @@ final class ProcessTests: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0)
         XCTAssertEqual(log.err, "", "nothing but JSON lines with --json")
         var events: [String] = []
+        var paths: [String] = []
         for line in log.out.split(separator: "\n") {
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
             XCTAssertEqual(object["command"] as? String, "watch")
             XCTAssertNotNil(object["errors"] as? [Any])
+            for document in object["documents"] as? [[String: Any]] ?? [] { paths.append(try XCTUnwrap(document["path"] as? String)) }
             events.append(try XCTUnwrap(object["event"] as? String))
         }
         XCTAssertEqual(events.first, "initial")
         XCTAssertEqual(events.last, "stopped")
         XCTAssertTrue(events.contains("watching") && events.contains("regenerated"), "\(events)")
+        XCTAssertEqual(Set(paths), ["json-library/" + Repo.sampleName], "initial and later events name the package alike")
     }
 
     private func runWatch(poll: Bool) throws {

@@ -68,7 +68,7 @@ final class StoreRoundTripTests: XCTestCase {
         XCTAssertEqual(report.packages.documents[0].pages[0].strokes, 3)
         XCTAssertEqual(report.packages.documents[0].pages[0].samples, 5 + 3 + 7)
         XCTAssertEqual(report.packages.documents[0].pages[0].discardedFrames, 2)
-        XCTAssertTrue(report.problems.contains { $0.message.contains("journal-torn-tail") }, "\(report.problems)")
+        XCTAssertTrue(report.problems.contains { $0.description.contains("journal-torn-tail") }, "\(report.problems)")
         try assertRoundTrip([package.path], in: dir + "/rt")
     }
 
@@ -112,7 +112,7 @@ final class StoreRoundTripTests: XCTestCase {
         let report = try Migration.migrate([package.path], to: db)
         XCTAssertTrue(report.verified, "a failed page is recorded as failed on both sides")
         XCTAssertTrue(report.hasErrors)
-        XCTAssertTrue(report.problems.contains { $0.severity == .warning && $0.message.contains("points-length") }, "\(report.problems)")
+        XCTAssertTrue(report.problems.contains { $0.severity == .warning && $0.description.contains("points-length") }, "\(report.problems)")
         XCTAssertTrue(report.problems.contains { $0.severity == .error && $0.message.contains("page 2 failed") }, "\(report.problems)")
         let pages = report.packages.documents[0].pages
         XCTAssertEqual(pages[0].invalid, 1)
@@ -389,7 +389,7 @@ final class HostileStoreTests: XCTestCase {
             }
             XCTAssertTrue(report.hasErrors, sql)
             XCTAssertEqual(report.written, [], sql)
-            XCTAssertTrue(report.problems.contains { $0.message.contains(expected) }, "\(sql): \(report.problems)")
+            XCTAssertTrue(report.problems.contains { $0.description.contains(expected) }, "\(sql): \(report.problems)")
             // Nothing was written outside the output directory, and nothing half-written inside it.
             XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/escape.lnote"))
             XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: dir + "/out")) ?? [], [], sql)
