@@ -30,8 +30,10 @@ extension ShapePiece {
     /// its neighbours by the tangents' directions, which such a piece has only as rounding
     /// noise.
     ///
-    /// Where d > |r₁ − r₀|, c = (r₀ − r₁)/d lies in [−1, 1] after rounding too, so s needs no
-    /// clamp.
+    /// Where d > |r₁ − r₀|, c = (r₀ − r₁)/d lies in [−1, 1] after rounding too, so the clamp
+    /// of 1 − c² at 0 changes no value; it tells the compiler the square root's argument is
+    /// not negative, so the rasterizer's inlined copy is a bare `sqrtsd` with no libm call on
+    /// a path for negative arguments.
     @inlinable @inline(__always)
     public func outerTangents(tolerance: Double) -> OuterTangents? {
         let dx = x1 - x0, dy = y1 - y0
@@ -39,7 +41,7 @@ extension ShapePiece {
         guard d > abs(r1 - r0) + tolerance else { return nil }
         let ux = dx / d, uy = dy / d
         let c = (r0 - r1) / d
-        let s = (1 - c * c).squareRoot()
+        let s = max(0, 1 - c * c).squareRoot()
         return OuterTangents(ux: ux, uy: uy, lx: ux * c - uy * s, ly: uy * c + ux * s, rx: ux * c + uy * s, ry: uy * c - ux * s)
     }
 }
