@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "LNoteFormat", dependencies: ["CZlib"]),
         .target(name: "LNoteShape", dependencies: ["LNoteFormat"]),
         .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape", "CUnchecked", "CRasterKernels"]),
-        .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"]),
+        .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "LNoteFormat", "CCodecShim"]),
         // Vector export (PDF, SVG): the page backend that writes outlines instead of pixels.
         .target(name: "LNoteVector", dependencies: ["LNoteFormat", "LNoteShape", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
         .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",

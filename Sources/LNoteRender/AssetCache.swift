@@ -221,7 +221,7 @@ public final class AssetCache: @unchecked Sendable {
             let info = try ImageDecoder.probe(data)
             return (info, info.format == .jpeg ? try ImageDecoder.jpegChromaScale(data) : (1, 1))
         } catch {
-            throw LNoteError(.invalid, file: file, code: .image, message: error.description)
+            throw LNoteError(error, file: file, code: .image)
         }
     }
 
@@ -229,7 +229,7 @@ public final class AssetCache: @unchecked Sendable {
         do {
             return try ImageDecoder.decode(data, maxPixels: maxAssetPixels, jpegScaleDenominator: d)
         } catch {
-            throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, code: .image, message: error.description)
+            throw LNoteError(error, file: file, code: .image)
         }
     }
 

@@ -29,7 +29,7 @@ enum EmbeddedImage {
         let bytes = try package.readAsset(name)
         let info: ImageInfo
         do { info = try ImageDecoder.probe(bytes) } catch {
-            throw LNoteError(.invalid, file: file, code: .image, message: error.description)
+            throw LNoteError(error, file: file, code: .image)
         }
         guard info.width * info.height <= 100_000_000 else {
             throw LNoteError(.limit, file: file, code: .image,
@@ -42,7 +42,7 @@ enum EmbeddedImage {
             bitmap = try ImageDecoder.decode(bytes, maxPixels: 100_000_000,
                                              targetSize: info.format == .jpeg ? (1, 1) : nil)
         } catch {
-            throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, code: .image, message: error.description)
+            throw LNoteError(error, file: file, code: .image)
         }
         switch info.format {
         case .jpeg:
