@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "LNoteFormatTests", dependencies: ["LNoteFormat", "CZlib", "LNoteTestSupport"]),
         .testTarget(name: "LNoteShapeTests", dependencies: ["LNoteShape", "LNoteFormat"]),
         .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteShape", "LNoteFormat", "LNoteBitmap", "LNoteTestSupport", "CRasterKernels"]),
-        .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
+        .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap", "LNoteFormat"]),
         .testTarget(name: "LNoteVectorTests", dependencies: ["LNoteVector", "LNoteRender", "LNoteShape", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
         .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteVector", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
                                                              "CJPEG", "CZlib", "LNoteTestSupport", "LNoteSnapshotTesting"],
