@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "LNoteFormat", dependencies: ["CZlib"]),
         .target(name: "LNoteShape", dependencies: ["LNoteFormat"]),
         .target(name: "LNoteRaster", dependencies: ["LNoteBitmap", "LNoteFormat", "LNoteShape", "CUnchecked", "CRasterKernels"]),
-        .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "CCodecShim"]),
+        .target(name: "LNoteCodecs", dependencies: ["LNoteBitmap", "LNoteFormat", "CCodecShim"]),
         // Vector export (PDF, SVG): the page backend that writes outlines instead of pixels.
         .target(name: "LNoteVector", dependencies: ["LNoteFormat", "LNoteShape", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
         .target(name: "LNoteRender", dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "LNoteFormatTests", dependencies: ["LNoteFormat", "CZlib", "LNoteTestSupport"]),
         .testTarget(name: "LNoteShapeTests", dependencies: ["LNoteShape", "LNoteFormat"]),
         .testTarget(name: "LNoteRasterTests", dependencies: ["LNoteRaster", "LNoteShape", "LNoteFormat", "LNoteBitmap", "LNoteTestSupport", "CRasterKernels"]),
-        .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap"]),
+        .testTarget(name: "LNoteCodecsTests", dependencies: ["LNoteCodecs", "LNoteBitmap", "LNoteFormat"]),
         .testTarget(name: "LNoteVectorTests", dependencies: ["LNoteVector", "LNoteRender", "LNoteShape", "LNoteFormat", "LNoteCodecs", "LNoteBitmap", "CZlib"]),
         .testTarget(name: "LNoteRenderTests", dependencies: ["LNoteRender", "LNoteVector", "LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteBitmap",
                                                              "CZlib", "LNoteTestSupport", "LNoteSnapshotTesting"],

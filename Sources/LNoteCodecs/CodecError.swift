@@ -1,4 +1,5 @@
 import CCodecShim
+import LNoteFormat
 
 /// A failure to encode or decode an image, carrying libpng's or libjpeg's own message.
 ///
@@ -28,6 +29,15 @@ public struct CodecError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 
     public var description: String { message }
+}
+
+extension LNoteError {
+    /// A codec failure as the library's error about `file`, its kind kept: a header over the
+    /// pixel limit is a `limit`, anything else the file's or the caller's data being `invalid`.
+    /// The message is the codec's own.
+    public init(_ error: CodecError, file: String, code: Code) {
+        self.init(error.kind == .tooLarge ? .limit : .invalid, file: file, code: code, message: error.message)
+    }
 }
 
 /// Runs one shim call with a message buffer and turns a non-zero status into a CodecError.

@@ -1,4 +1,5 @@
-// Writing JSON: string escaping, canonical element JSON for new elements, and content snapshots.
+// Writing JSON: string escaping, element JSON (`ElementJSON`: new elements, elements rebuilt from
+// level-2 storage), and content snapshots.
 //
 // Existing elements are never re-serialized: a snapshot writes each element's `json` bytes as
 // they were read, so keys a newer app added survive a rewrite.
@@ -38,6 +39,56 @@ public struct JSONWriter {
     public mutating func stringOrNull(_ s: String?) {
         if let s { string(s) } else { raw("null") }
     }
+
+    /// Comma-separated decimal integers, without a String per number (a stroke's `points`).
+    public mutating func integers(_ values: [Int32]) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { d in
+            for (i, v) in values.enumerated() {
+                if i > 0 { bytes.append(0x2C) }
+                var m = v < 0 ? UInt32(bitPattern: 0 &- v) : UInt32(v)
+                if v < 0 { bytes.append(0x2D) }
+                var n = 0
+                repeat {
+                    d[n] = UInt8(m % 10) + 0x30
+                    m /= 10
+                    n += 1
+                } while m > 0
+                while n > 0 { n -= 1; bytes.append(d[n]) }
+            }
+        }
+    }
+}
+
+/// The one writer of element JSON (section 4), compact, members in this order:
+/// `{"type":"stroke","id":…,"tool":…,"color":…,"points":[…]` and
+/// `{"type":"image","id":…,"asset":…,"frame":[x,y,w,h],"rotation":…,"opacity":…`.
+/// An absent id or tool is left out. The object is left open: `close(_:)` ends it, after any
+/// members the caller keeps (level-2 storage's `extra`).
+public enum ElementJSON {
+    public static func openStroke(id: String?, tool: String?, color: String, points: [Int32], into w: inout JSONWriter) {
+        w.bytes.reserveCapacity(w.bytes.count + points.count * 6 + 128)
+        w.raw("{\"type\":\"stroke\"")
+        if let id { w.raw(",\"id\":"); w.string(id) }
+        if let tool { w.raw(",\"tool\":"); w.string(tool) }
+        w.raw(",\"color\":"); w.string(color)
+        w.raw(",\"points\":[")
+        w.integers(points)
+        w.raw("]")
+    }
+
+    public static func openImage(id: String?, asset: String, frame: (x: Int64, y: Int64, width: Int64, height: Int64),
+                                 rotation: Int64, opacity: Int64, into w: inout JSONWriter) {
+        w.raw("{\"type\":\"image\"")
+        if let id { w.raw(",\"id\":"); w.string(id) }
+        w.raw(",\"asset\":"); w.string(asset)
+        w.raw(",\"frame\":[\(frame.x),\(frame.y),\(frame.width),\(frame.height)],\"rotation\":\(rotation),\"opacity\":\(opacity)")
+    }
+
+    /// Ends the element's object.
+    public static func close(_ w: inout JSONWriter) {
+        w.raw("}")
+    }
 }
 
 extension Element {
@@ -45,16 +96,8 @@ extension Element {
     /// (`{"type":"stroke","id":…,"tool":…,"color":…,"points":[…]}`).
     public static func stroke(id: String, tool: Tool = .pen, color: Color, points: [Int32]) -> Element {
         var w = JSONWriter()
-        w.raw("{\"type\":\"stroke\",\"id\":"); w.string(id)
-        w.raw(",\"tool\":"); w.string(tool.rawValue)
-        w.raw(",\"color\":"); w.string(color.hexString)
-        w.raw(",\"points\":[")
-        w.bytes.reserveCapacity(w.bytes.count + points.count * 6 + 2)
-        for (i, v) in points.enumerated() {
-            if i > 0 { w.bytes.append(0x2C) }
-            w.int(v)
-        }
-        w.raw("]}")
+        ElementJSON.openStroke(id: id, tool: tool.rawValue, color: color.hexString, points: points, into: &w)
+        ElementJSON.close(&w)
         return Element(id: id, kind: .stroke(Stroke(tool: tool, color: color, points: points)), json: w.bytes)
     }
 
@@ -62,10 +105,9 @@ extension Element {
     /// (`{"type":"image","id":…,"asset":…,"frame":[x,y,w,h],"rotation":…,"opacity":…}`).
     public static func image(id: String, placement p: ImagePlacement) -> Element {
         var w = JSONWriter()
-        w.raw("{\"type\":\"image\",\"id\":"); w.string(id)
-        w.raw(",\"asset\":"); w.string(p.asset)
-        w.raw(",\"frame\":[\(p.x),\(p.y),\(p.width),\(p.height)]")
-        w.raw(",\"rotation\":\(p.rotation),\"opacity\":\(p.opacity)}")
+        ElementJSON.openImage(id: id, asset: p.asset, frame: (Int64(p.x), Int64(p.y), Int64(p.width), Int64(p.height)),
+                              rotation: Int64(p.rotation), opacity: Int64(p.opacity), into: &w)
+        ElementJSON.close(&w)
         return Element(id: id, kind: .image(p), json: w.bytes)
     }
 }

@@ -18,8 +18,9 @@ import LNoteShape
 /// `budgetBytes`, least recently used dropped first; an image larger than the whole budget is
 /// drawn but not kept. Callers count `budgetBytes` in their own memory budgets (export does).
 public final class AssetCache: @unchecked Sendable {
-    /// The decoded-asset size limit of the spec (section 7), checked from the header.
-    public static let maxAssetPixels = 100_000_000
+    /// The decoded-asset size limit of the spec (section 7), checked from the header: the one
+    /// asset policy's (`AssetImage`).
+    public static let maxAssetPixels = AssetImage.maxPixels
 
     /// Decoded texels kept per frame pixel when a JPEG is DCT-scaled (`ImageDecoder.decode`).
     public let jpegHeadroom: Int
@@ -192,27 +193,20 @@ public final class AssetCache: @unchecked Sendable {
     /// throws what the render would meet: `lnote-render check` reports it before an export
     /// silently lacks the image.
     public static func verifyAsset(_ name: String, in package: LNotePackage) throws(LNoteError) {
-        let file = "assets/\(name)"
+        let file = AssetImage.file(name)
         let bytes = try package.readAsset(name)
         _ = try probe(bytes, file: file)
         _ = try decode(bytes, jpegScaleDenominator: 8, file: file)
     }
 
     private static func probe(_ data: [UInt8], file: String) throws(LNoteError) -> (ImageInfo, (x: Int, y: Int)) {
-        do {
-            let info = try ImageDecoder.probe(data)
-            return (info, info.format == .jpeg ? try ImageDecoder.jpegChromaScale(data) : (1, 1))
-        } catch {
-            throw LNoteError(.invalid, file: file, code: .image, message: error.description)
-        }
+        let info = try AssetImage.probe(data, file: file)
+        guard info.format == .jpeg else { return (info, (1, 1)) }
+        do { return (info, try ImageDecoder.jpegChromaScale(data)) } catch { throw LNoteError(error, file: file, code: .image) }
     }
 
     private static func decode(_ data: [UInt8], jpegScaleDenominator d: Int, file: String) throws(LNoteError) -> Bitmap {
-        do {
-            return try ImageDecoder.decode(data, maxPixels: maxAssetPixels, jpegScaleDenominator: d)
-        } catch {
-            throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, code: .image, message: error.description)
-        }
+        try AssetImage.decode(data, jpegScaleDenominator: d, file: file)
     }
 
     /// Bytes of resampled frames kept with a decoded image (`ResampleStore`, counted with it):

@@ -460,7 +460,7 @@ public struct PageExporter {
                 preconditionFailure("vector formats are refused above")
             }
         } catch {
-            throw LNoteError(.invalid, file: file, code: .encode, message: error.description)
+            throw LNoteError(error, file: file, code: .encode)
         }
     }
 }

@@ -40,7 +40,7 @@ extension ThumbnailRegenerator {
                                               pixelsPerInch: JPEGEncoder.density(pixelsPerInch: 72 * rendered.scale),
                                               comment: Array(fingerprint.text.utf8))
             } catch {
-                throw LNoteError(.invalid, file: thumbnail, code: .encode, message: error.description)
+                throw LNoteError(error, file: thumbnail, code: .encode)
             }
             let written = try package.writeThumbnail(jpeg, for: entry.id)
             // Recorded at once, so the next run does not hash the page again: the thumbnail's

@@ -104,14 +104,7 @@ final class StoreReader {
                 throw damaged("\(row): sample_count \(s.int(4)) does not match its BLOB (\(points.count / 5) samples)")
             }
             var w = JSONWriter()
-            w.bytes.reserveCapacity(points.count * 6 + 128)
-            w.raw("{\"type\":\"stroke\"")
-            if let id = s.text(1) { w.raw(",\"id\":"); w.string(id) }
-            if let tool = s.text(2) { w.raw(",\"tool\":"); w.string(tool) }
-            w.raw(",\"color\":"); w.string(s.text(3) ?? "")
-            w.raw(",\"points\":[")
-            Self.appendIntegers(points, to: &w.bytes)
-            w.raw("]")
+            ElementJSON.openStroke(id: s.text(1), tool: s.text(2), color: s.text(3) ?? "", points: points, into: &w)
             try appendExtra(s.textBytes(6), to: &w, row: row)
             rows.append((s.int(0), w.bytes, row))
         }
@@ -120,10 +113,8 @@ final class StoreReader {
             let s = images
             let row = "images row \(s.int(10))"
             var w = JSONWriter()
-            w.raw("{\"type\":\"image\"")
-            if let id = s.text(1) { w.raw(",\"id\":"); w.string(id) }
-            w.raw(",\"asset\":"); w.string(s.text(2) ?? "")
-            w.raw(",\"frame\":[\(s.int(3)),\(s.int(4)),\(s.int(5)),\(s.int(6))],\"rotation\":\(s.int(7)),\"opacity\":\(s.int(8))")
+            ElementJSON.openImage(id: s.text(1), asset: s.text(2) ?? "", frame: (s.int(3), s.int(4), s.int(5), s.int(6)),
+                                  rotation: s.int(7), opacity: s.int(8), into: &w)
             try appendExtra(s.textBytes(9), to: &w, row: row)
             rows.append((s.int(0), w.bytes, row))
         }
@@ -156,24 +147,7 @@ final class StoreReader {
                 w.bytes.append(contentsOf: inner)
             }
         }
-        w.raw("}")
-    }
-
-    /// Comma-separated decimal integers, without a String per number.
-    static func appendIntegers(_ values: [Int32], to out: inout [UInt8]) {
-        var digits = [UInt8](repeating: 0, count: 11)
-        for (i, v) in values.enumerated() {
-            if i > 0 { out.append(0x2C) }
-            var m = v < 0 ? UInt32(bitPattern: 0 &- v) : UInt32(v)
-            if v < 0 { out.append(0x2D) }
-            var n = 0
-            repeat {
-                digits[n] = UInt8(m % 10) + 0x30
-                m /= 10
-                n += 1
-            } while m > 0
-            while n > 0 { n -= 1; out.append(digits[n]) }
-        }
+        ElementJSON.close(&w)
     }
 
     /// Each asset file of a document, its bytes checked against their hash.

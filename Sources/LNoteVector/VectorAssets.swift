@@ -25,25 +25,16 @@ enum EmbeddedImage {
 
     /// Reads and checks asset `name` of `package`. Errors name the asset file.
     static func load(_ name: String, from package: LNotePackage) throws(LNoteError) -> EmbeddedImage {
-        let file = "assets/\(name)"
+        let file = AssetImage.file(name)
         let bytes = try package.readAsset(name)
-        let info: ImageInfo
-        do { info = try ImageDecoder.probe(bytes) } catch {
-            throw LNoteError(.invalid, file: file, code: .image, message: error.description)
-        }
-        guard info.width * info.height <= AssetLimits.maxPixels else {
+        let info = try AssetImage.probe(bytes, file: file)
+        guard info.width * info.height <= AssetImage.maxPixels else {
             throw LNoteError(.limit, file: file, code: .image,
                              message: "the image is \(info.width)×\(info.height), over the \(AssetLimits.maxPixelsText) limit")
         }
         // Decoding checks the whole file (a truncated JPEG is refused here as in a raster export,
         // not embedded for a viewer to choke on); for a JPEG the pixels are then dropped.
-        let bitmap: Bitmap
-        do {
-            bitmap = try ImageDecoder.decode(bytes, maxPixels: AssetLimits.maxPixels,
-                                             targetSize: info.format == .jpeg ? (1, 1) : nil)
-        } catch {
-            throw LNoteError(error.kind == .tooLarge ? .limit : .invalid, file: file, code: .image, message: error.description)
-        }
+        let bitmap = try AssetImage.decode(bytes, targetSize: info.format == .jpeg ? (1, 1) : nil, file: file)
         switch info.format {
         case .jpeg:
             guard let frame = jpegFrame(bytes) else {
