@@ -31,22 +31,11 @@ public final class SVGPageBackend: PageBackend {
     }
 
     /// The `<title>` of a page: the document's title and the page number ("Notes — page 3";
-    /// "Page 3" when the document has no title), XML-escaped.
+    /// "Page 3" when the document has no title), XML-escaped (`XMLText`).
     static func title(document: String, page: Int?) -> String {
         let number = page.map { "page \($0)" } ?? "page"
         let text = document.isEmpty ? number.prefix(1).uppercased() + number.dropFirst() : "\(document) — \(number)"
-        var out = ""
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            // Characters XML 1.0 does not allow (C0 controls but tab, CR, LF) are dropped.
-            case _ where c.value < 0x20 && c != "\t" && c != "\n" && c != "\r": continue
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
+        return XMLText.content(text)
     }
 
     public func beginPage(_ entry: PageEntry, transform: PageTransform, layers: BackgroundLayers) {

@@ -33,6 +33,7 @@ import LNoteShape
         #expect(SVGPageBackend.title(document: "Notes", page: 3) == "Notes — page 3")
         #expect(SVGPageBackend.title(document: "", page: 3) == "Page 3")
         #expect(SVGPageBackend.title(document: "a<b> & c\u{1}", page: 1) == "a&lt;b&gt; &amp; c — page 1")
+        #expect(SVGPageBackend.title(document: "x\u{FFFE}", page: 2) == "x — page 2", "not an XML character")
     }
 
     @Test func numbers() {

@@ -87,31 +87,11 @@ public enum SnapshotJUnit {
 
     static func seconds(_ s: Double) -> String { String.fixed(s, digits: 3) }
 
-    /// Text for XML attributes and content: markup characters escaped, characters XML 1.0 does
-    /// not allow dropped.
-    public static func escape(_ s: String) -> String { escape(s, newlines: true) }
+    /// An attribute value (`XMLText`, the one escaper of the XML and HTML we write).
+    public static func escape(_ s: String) -> String { XMLText.attribute(s) }
 
-    /// `escape` for element content, where line breaks are kept as they are.
-    static func content(_ s: String) -> String { escape(s, newlines: false) }
-
-    static func escape(_ s: String, newlines: Bool) -> String {
-        var out = ""
-        for u in s.unicodeScalars {
-            switch u {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n": out += newlines ? "&#10;" : "\n"
-            case "\t", "\r": out += "&#\(u.value);"
-            default:
-                if u.value < 0x20 || (0xFFFE...0xFFFF).contains(u.value) { continue }
-                out.unicodeScalars.append(u)
-            }
-        }
-        return out
-    }
+    /// Element content, where line breaks are kept as they are.
+    static func content(_ s: String) -> String { XMLText.content(s) }
 }
 
 /// The HTML report: `index.html` beside the artifacts of the run (`<document>/<name>.{expected,
