@@ -111,6 +111,7 @@ public enum Code: String, Sendable, CaseIterable, CustomStringConvertible {
     // derived data (`check`)
     case missingThumbnail = "missing-thumbnail"
     case staleThumbnail = "stale-thumbnail"
+    case unfingerprintedThumbnail = "unfingerprinted-thumbnail"
     case thumbnailSettings = "thumbnail-settings"
     case manifest
     case manifestObject = "manifest-object"
@@ -123,7 +124,6 @@ public enum Code: String, Sendable, CaseIterable, CustomStringConvertible {
     case unlistedPage = "unlisted-page"
     case unexpectedFile = "unexpected-file"
     case temporaryFile = "temporary-file"
-    case unfingerprintedThumbnail = "unfingerprinted-thumbnail"
 
     public var description: String { rawValue }
 

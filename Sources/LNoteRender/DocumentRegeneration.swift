@@ -19,11 +19,9 @@ public struct DocumentRegeneration: Sendable {
     public var removed = 0
     public var failed = 0
     public var manifest: ManifestOutcome = .skipped
-    /// Page failures and the document's own failure, each naming the file.
-    public var errors: [String] = []
-    /// The same failures as structured errors (file relative to the package, or the package's
-    /// own path), in the same order, for callers that report them as data.
+    /// Page failures and the document's own failure, each naming its file (relative to the
+    /// package, or the package's own path).
     public var failures: [LNoteError] = []
 
-    public var succeeded: Bool { failed == 0 && errors.isEmpty }
+    public var succeeded: Bool { failed == 0 && failures.isEmpty }
 }
