@@ -22,34 +22,14 @@ final class ContentHasherTests: XCTestCase {
     /// on random inputs: empty, 1–3, 4–8, 9–16, 17–128, 129–240 bytes and longer (the stripe and
     /// block loops, with a partial last stripe).
     func testAgreesWithXXHSum() throws {
-        guard let xxhsum = ["/usr/bin/xxhsum", "/usr/local/bin/xxhsum"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("xxhsum is not installed (tools/install-deps --test)") }
-            throw XCTSkip("xxhsum is not installed (tools/install-deps --test)")
-        }
+        let xxhsum = try ExternalTool.require("xxhsum", package: "xxhash")
         let dir = try temporaryDirectory(removedAfter: self)
         let seed = TestSeed()
-        var rng = seed.generator
         let lengths = [0, 1, 3, 4, 8, 9, 16, 17, 128, 129, 240, 241, 1023, 1024, 65_536 + 7, 1 << 20]
-        var paths: [String] = []
-        var expected: [String] = []
-        for (i, n) in lengths.enumerated() {
-            let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            let path = dir + "/input-\(i)"
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            paths.append(path)
-            expected.append("\(ContentHasher.hash(bytes))  \(path)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: xxhsum)
-        process.arguments = ["-H2"] + paths
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        let files = try randomFiles(lengths: lengths, in: dir, seed: seed)
+        let output = try ExternalProcess.output(xxhsum, ["-H2"] + files.map(\.path))
         let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines, expected, "\(seed)")
+        XCTAssertEqual(lines, files.map { "\(ContentHasher.hash($0.bytes))  \($0.path)" }, "\(seed)")
     }
 
     /// A hash of parts is the XXH3-128 of each part's length (8 bytes, little-endian) and its own

@@ -321,31 +321,13 @@ final class SampleBlobTests: XCTestCase {
     /// The `sha256sum` command (coreutils) agrees on random inputs around the block boundaries
     /// (55, 56, 63, 64 bytes: where the padding takes one block or two) and a larger one.
     func testSHA256AgreesWithSha256sum() throws {
-        guard let tool = ["/usr/bin/sha256sum", "/bin/sha256sum"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw XCTSkip("sha256sum is not installed")
-        }
+        let tool = try ExternalTool.require("sha256sum", package: "coreutils")
         let dir = try temporaryDirectory(removedAfter: self)
         let seed = TestSeed()
-        var rng = seed.generator
-        var paths: [String] = []
-        var expected: [String] = []
-        for (i, n) in [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000, 300_007].enumerated() {
-            let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            let path = dir + "/input-\(i)"
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            paths.append(path)
-            expected.append("\(SHA256.hex(bytes))  \(path)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = paths
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
-        XCTAssertEqual(String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init), expected, "\(seed)")
+        let files = try randomFiles(lengths: [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000, 300_007], in: dir, seed: seed)
+        let output = try ExternalProcess.output(tool, files.map(\.path))
+        XCTAssertEqual(String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init),
+                       files.map { "\(SHA256.hex($0.bytes))  \($0.path)" }, "\(seed)")
     }
 }
 

@@ -120,3 +120,15 @@ public enum ExternalProcess {
         }
     }
 }
+
+/// Files of random bytes, one of each length, written into `dir` from `seed`: inputs for holding
+/// a hash to a command-line tool (`xxhsum`, `sha256sum`) that reads them back.
+public func randomFiles(lengths: [Int], in dir: String, seed: TestSeed) throws -> [(path: String, bytes: [UInt8])] {
+    var rng = seed.generator
+    return try lengths.enumerated().map { i, n in
+        let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let path = dir + "/input-\(i)"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return (path, bytes)
+    }
+}
