@@ -4,7 +4,9 @@ import LNoteShape
 /// The PDF backend: every page the renderer draws becomes one page of one PDF file, written as
 /// soon as it ends. `finish()` writes the page tree and trailer.
 ///
-/// How spec §6 is expressed (coordinates on `VectorGrid`; one content-stream matrix flips y):
+/// How spec §6 is expressed (coordinates on `VectorGrid`; one content-stream matrix flips y,
+/// and each stroke's path is written relative to its own corner, `StrokePieces.origin`, under a
+/// `1 0 0 1 x y cm`, so its numbers have the digits of its size):
 /// - A stroke is ONE path filled once under the nonzero rule: its pieces' tangent
 ///   quadrilaterals plus the discs at its ends and turning joints (`OutlineBuilder`), all turning
 ///   the same way, so overlaps are covered once and translucent ink has no darker joints.
@@ -98,13 +100,13 @@ public final class PDFDocumentBackend: PageBackend {
         let alpha = Double(ink.opacity)
         let multiply = ink.mode == .multiply
         let (r, g, b) = unitRGB(ink.color)
+        let origin = sink.origin
         if let f = sink.uniformFactor {
-            append("/\(state(alpha: alpha * Double(f), multiply: multiply)) gs ")
+            translation(origin, into: &content)
+            append(" /\(state(alpha: alpha * Double(f), multiply: multiply)) gs ")
             color(r, g, b); append(" rg\n")
-            var path = PathText(.pdf)
-            OutlineBuilder.outline(sink.pieces, into: &path)
-            content += path.out
-            append("f\n")
+            PathText.append(to: &content, .pdf, origin: origin) { OutlineBuilder.outline(sink.pieces, into: &$0) }
+            append("f Q\n")
             return
         }
         // The soft mask: each level's pieces filled with grey colour alpha × factor, levels
@@ -113,11 +115,10 @@ public final class PDFDocumentBackend: PageBackend {
         let x0 = VectorGrid.grid(box.x0) - 1, y0 = VectorGrid.grid(box.y0) - 1
         let x1 = VectorGrid.grid(box.x1) + 1, y1 = VectorGrid.grid(box.y1) + 1
         var form: [UInt8] = []
+        translation(origin, into: &form, saving: false); form.append(0x0A)
         for (level, pieces) in sink.byLevel {
             NumberText.unit(alpha * level, into: &form); form += Array(" g\n".utf8)
-            var path = PathText(.pdf)
-            OutlineBuilder.outline(pieces, into: &path)
-            form += path.out
+            PathText.append(to: &form, .pdf, origin: origin) { OutlineBuilder.outline(pieces, into: &$0) }
             form += Array("f\n".utf8)
         }
         let formNumber = file.allocate()
@@ -246,6 +247,14 @@ public final class PDFDocumentBackend: PageBackend {
     }
 
     // MARK: - Content text
+
+    /// `q 1 0 0 1 x y cm` (without `q` when not `saving`, as at the start of a form): the
+    /// translation a path written relative to `origin` is drawn with.
+    private func translation(_ origin: (x: Int, y: Int), into out: inout [UInt8], saving: Bool = true) {
+        out += Array((saving ? "q 1 0 0 1 " : "1 0 0 1 ").utf8)
+        NumberText.int(origin.x, into: &out); out.append(0x20)
+        NumberText.int(origin.y, into: &out); out += Array(" cm".utf8)
+    }
 
     @inline(__always) private func append(_ s: String) { content += Array(s.utf8) }
     private func real(_ v: Double) { NumberText.real(v, into: &content) }

@@ -73,9 +73,7 @@ public final class SVGPageBackend: PageBackend {
         let alpha = Double(ink.opacity)
         if let f = sink.uniformFactor {
             append("<path fill=\"\(hex(r, g, b))\"\(opacity("fill-opacity", alpha * Double(f)))\(blend) d=\"")
-            var path = PathText(.svg)
-            OutlineBuilder.outline(sink.pieces, into: &path)
-            body += path.out
+            PathText.append(to: &body, .svg) { OutlineBuilder.outline(sink.pieces, into: &$0) }
             append("\"/>\n")
             return
         }
@@ -86,9 +84,7 @@ public final class SVGPageBackend: PageBackend {
         append("<mask id=\"m\(masks)\" maskUnits=\"userSpaceOnUse\" x=\"\(x0)\" y=\"\(y0)\" width=\"\(x1 - x0)\" height=\"\(y1 - y0)\">\n")
         for (v, pieces) in sink.byLevel {
             append("<path fill=\"\(hex(v, v, v))\" d=\"")
-            var path = PathText(.svg)
-            OutlineBuilder.outline(pieces, into: &path)
-            body += path.out
+            PathText.append(to: &body, .svg) { OutlineBuilder.outline(pieces, into: &$0) }
             append("\"/>\n")
         }
         append("</mask>\n<rect x=\"\(x0)\" y=\"\(y0)\" width=\"\(x1 - x0)\" height=\"\(y1 - y0)\" fill=\"\(hex(r, g, b))\"\(opacity("fill-opacity", alpha))\(blend) mask=\"url(#m\(masks))\"/>\n")

@@ -30,17 +30,15 @@ public enum VectorGrid {
 
 /// Appends ASCII numbers to a byte buffer without going through `String`.
 struct NumberText {
-    /// An integer in decimal.
+    /// An integer in decimal, appended in one step (digits are formed back to front in a
+    /// stack buffer): most of a vector file is these.
     @inline(__always) static func int(_ v: Int, into out: inout [UInt8]) {
-        if v == 0 { out.append(0x30); return }
         var n = v.magnitude
-        if v < 0 { out.append(0x2D) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var k = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            while n > 0 { d[k] = UInt8(n % 10) + 0x30; n /= 10; k += 1 }
-            while k > 0 { k -= 1; out.append(d[k]) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { d in
+            var k = 24
+            repeat { k -= 1; d[k] = UInt8(truncatingIfNeeded: n % 10) &+ 0x30; n /= 10 } while n > 0
+            if v < 0 { k -= 1; d[k] = 0x2D }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: d[k...]))
         }
     }
 
@@ -82,35 +80,91 @@ enum PathSyntax {
 /// Writes closed sub-paths (polygons and circles) on the grid in one syntax. All sub-paths a
 /// stroke is made of turn the same way (negative signed area in y-down coordinates), so under
 /// the nonzero rule their union is filled exactly once.
+///
+/// Numbers are kept short, since they are most of a vector file: a PDF path is written
+/// relative to `origin` (the writer puts `1 0 0 1 x y cm` before it), so a stroke's
+/// coordinates have the digits of its size, not of the page's; SVG path data is relative
+/// (`m`/`l`/`c` from the current point), with a command letter only where it changes and no
+/// space before a minus sign. The points are the same grid points either way: offsets are
+/// taken between whole grid steps, so nothing is rounded twice.
 struct PathText {
     let syntax: PathSyntax
     var out: [UInt8] = []
+    /// PDF: the grid point every coordinate is written relative to.
+    let origin: (x: Int, y: Int)
+    /// SVG: the current point and the current sub-path's start (where `z` returns to).
+    private var current = (x: 0, y: 0), subPathStart = (x: 0, y: 0)
+    /// SVG: the command letter in effect, so that repeated commands are implicit.
+    private var command: UInt8 = 0
 
-    init(_ syntax: PathSyntax) { self.syntax = syntax }
+    init(_ syntax: PathSyntax, origin: (x: Int, y: Int) = (0, 0)) {
+        self.syntax = syntax
+        self.origin = origin
+    }
 
-    @inline(__always) private mutating func point(_ x: Int, _ y: Int) {
-        NumberText.int(x, into: &out); out.append(0x20); NumberText.int(y, into: &out)
+    /// Runs `draw` on a path whose text goes straight to the end of `out` (a page's content
+    /// stream, a form, an SVG body), so no path text is copied.
+    static func append(to out: inout [UInt8], _ syntax: PathSyntax, origin: (x: Int, y: Int) = (0, 0),
+                       _ draw: (inout PathText) -> Void) {
+        var path = PathText(syntax, origin: origin)
+        swap(&path.out, &out)
+        draw(&path)
+        swap(&path.out, &out)
+    }
+
+    @inline(__always) private mutating func pdfPoint(_ x: Int, _ y: Int) {
+        NumberText.int(x - origin.x, into: &out); out.append(0x20); NumberText.int(y - origin.y, into: &out)
+    }
+
+    /// An SVG number after another number or a command letter: a space only between two
+    /// numbers where the second has no sign of its own.
+    @inline(__always) private mutating func svgNumber(_ v: Int, first: Bool) {
+        if !first && v >= 0 { out.append(0x20) }
+        NumberText.int(v, into: &out)
+    }
+
+    /// Starts an SVG command: the letter unless `letter` is already in effect (after `m`,
+    /// further pairs are `l`). False when the letter was written (no space needed next).
+    @inline(__always) private mutating func svgCommand(_ letter: UInt8) -> Bool {
+        if command == letter || (letter == 0x6C && command == 0x6D) { return false }
+        out.append(letter); command = letter
+        return true
+    }
+
+    @inline(__always) private mutating func svgPoint(_ x: Int, _ y: Int, first: Bool) {
+        svgNumber(x - current.x, first: first); svgNumber(y - current.y, first: false)
+        current = (x, y)
     }
 
     @inline(__always) mutating func move(_ x: Int, _ y: Int) {
-        if syntax == .svg { out.append(0x4D); point(x, y) } else { point(x, y); out.append(contentsOf: [0x20, 0x6D, 0x0A]) }
+        if syntax == .svg {
+            out.append(0x6D); command = 0x6D
+            svgPoint(x, y, first: true)
+            subPathStart = current
+        } else { pdfPoint(x, y); out.append(contentsOf: [0x20, 0x6D, 0x0A]) }
     }
 
     @inline(__always) mutating func line(_ x: Int, _ y: Int) {
-        if syntax == .svg { out.append(0x4C); point(x, y) } else { point(x, y); out.append(contentsOf: [0x20, 0x6C, 0x0A]) }
+        if syntax == .svg { svgPoint(x, y, first: svgCommand(0x6C)) } else { pdfPoint(x, y); out.append(contentsOf: [0x20, 0x6C, 0x0A]) }
     }
 
     @inline(__always) mutating func curve(_ x1: Int, _ y1: Int, _ x2: Int, _ y2: Int, _ x3: Int, _ y3: Int) {
         if syntax == .svg {
-            out.append(0x43); point(x1, y1); out.append(0x20); point(x2, y2); out.append(0x20); point(x3, y3)
+            // All three points of a relative cubic are offsets from the point it starts at.
+            let first = svgCommand(0x63)
+            let from = current
+            svgNumber(x1 - from.x, first: first); svgNumber(y1 - from.y, first: false)
+            svgNumber(x2 - from.x, first: false); svgNumber(y2 - from.y, first: false)
+            svgNumber(x3 - from.x, first: false); svgNumber(y3 - from.y, first: false)
+            current = (x3, y3)
         } else {
-            point(x1, y1); out.append(0x20); point(x2, y2); out.append(0x20); point(x3, y3)
+            pdfPoint(x1, y1); out.append(0x20); pdfPoint(x2, y2); out.append(0x20); pdfPoint(x3, y3)
             out.append(contentsOf: [0x20, 0x63, 0x0A])
         }
     }
 
     @inline(__always) mutating func close() {
-        if syntax == .svg { out.append(0x5A) } else { out.append(contentsOf: [0x68, 0x0A]) }
+        if syntax == .svg { out.append(0x7A); command = 0x7A; current = subPathStart } else { out.append(contentsOf: [0x68, 0x0A]) }
     }
 
     /// An axis-aligned rectangle in grid steps, negative orientation.
@@ -208,6 +262,15 @@ struct StrokePieces: ShapeSink {
         return groups.keys.sorted().compactMap { k in k > 0 ? (Double(k) / Self.levels, groups[k]!) : nil }
     }
 
+    /// The grid point a PDF writes the stroke's path relative to (`PathText.origin`): the
+    /// corner of its pieces' bounding box, so its coordinates have the digits of the stroke's
+    /// size. Not clamped to the page: the clipped pieces reach a little past it.
+    var origin: (x: Int, y: Int) {
+        var x = Double.infinity, y = Double.infinity
+        for p in pieces { x = min(x, p.minX); y = min(y, p.minY) }
+        return (VectorGrid.grid(x), VectorGrid.grid(y))
+    }
+
     /// Bounding box of the pieces in reference pixels, clamped to the page.
     var bounds: (x0: Double, y0: Double, x1: Double, y1: Double) {
         var b = (x0: Double.infinity, y0: Double.infinity, x1: -Double.infinity, y1: -Double.infinity)
@@ -249,12 +312,24 @@ enum OutlineBuilder {
         path.close()
     }
 
+    /// The order of four keys, largest first (an insertion sort, stable: a joint's four
+    /// tangent points by angle, without an array per joint).
+    @inline(__always) static func descending(_ key: SIMD4<Double>) -> SIMD4<Int> {
+        var order = SIMD4<Int>(0, 1, 2, 3)
+        for i in 1..<4 {
+            var j = i
+            while j > 0 && key[order[j]] > key[order[j - 1]] { (order[j], order[j - 1]) = (order[j - 1], order[j]); j -= 1 }
+        }
+        return order
+    }
+
     /// The convex polygon of four points c + r·n on a joint's circle, in descending angle
     /// (negative orientation, as the circles and quadrilaterals).
-    static func jointQuad(cx: Double, cy: Double, r: Double, _ normals: [(Double, Double)], into path: inout PathText) {
-        let sorted = normals.sorted { atan2($0.1, $0.0) > atan2($1.1, $1.0) }
-        for (i, n) in sorted.enumerated() {
-            let x = VectorGrid.grid(cx + r * n.0), y = VectorGrid.grid(cy + r * n.1)
+    static func jointQuad(cx: Double, cy: Double, r: Double, nx: SIMD4<Double>, ny: SIMD4<Double>, into path: inout PathText) {
+        let order = descending(SIMD4(atan2(ny[0], nx[0]), atan2(ny[1], nx[1]), atan2(ny[2], nx[2]), atan2(ny[3], nx[3])))
+        for i in 0..<4 {
+            let n = order[i]
+            let x = VectorGrid.grid(cx + r * nx[n]), y = VectorGrid.grid(cy + r * ny[n])
             if i == 0 { path.move(x, y) } else { path.line(x, y) }
         }
         path.close()
@@ -265,29 +340,32 @@ enum OutlineBuilder {
     /// covering what the disc would add to the two runs (the wedge on the outer side up to the
     /// circle), with two curves instead of the disc's four. False (nothing written) when a
     /// side turns by more than 90° or the points do not alternate side by side around the
-    /// circle (a strong taper); the caller then writes the disc.
-    static func jointArcs(cx: Double, cy: Double, r: Double, left: [(Double, Double)], right: [(Double, Double)],
+    /// circle (a strong taper); the caller then writes the disc. `nx`, `ny`: the normals of
+    /// the two left tangent points, then of the two right ones.
+    static func jointArcs(cx: Double, cy: Double, r: Double, nx: SIMD4<Double>, ny: SIMD4<Double>,
                           into path: inout PathText) -> Bool {
-        var pts = left.map { (atan2($0.1, $0.0), true) } + right.map { (atan2($0.1, $0.0), false) }
-        pts.sort { $0.0 > $1.0 }   // descending angle: negative orientation
+        let angles = SIMD4(atan2(ny[0], nx[0]), atan2(ny[1], nx[1]), atan2(ny[2], nx[2]), atan2(ny[3], nx[3]))
+        let order = descending(angles)   // descending angle: negative orientation
+        @inline(__always) func angle(_ i: Int) -> Double { angles[order[i]] }
+        @inline(__always) func isLeft(_ i: Int) -> Bool { order[i] < 2 }
         // Same-side points must be neighbours: L L R R up to rotation.
-        guard (pts[0].1 == pts[1].1 && pts[2].1 == pts[3].1) || (pts[1].1 == pts[2].1 && pts[3].1 == pts[0].1) else { return false }
-        let firstArc = pts[0].1 == pts[1].1 ? 0 : 1
-        var spans: [Double] = []
+        guard (isLeft(0) == isLeft(1) && isLeft(2) == isLeft(3)) || (isLeft(1) == isLeft(2) && isLeft(3) == isLeft(0)) else { return false }
+        let firstArc = isLeft(0) == isLeft(1) ? 0 : 1
+        var spans = SIMD4<Double>()
         for i in 0..<4 {
-            var phi = pts[i].0 - pts[(i + 1) % 4].0
+            var phi = angle(i) - angle((i + 1) % 4)
             if phi < 0 { phi += 2 * Double.pi }
-            spans.append(phi)
+            spans[i] = phi
         }
         guard spans[firstArc] <= Double.pi / 2, spans[firstArc + 2] <= Double.pi / 2 else { return false }
         @inline(__always) func point(_ th: Double, _ k: Double = 0, _ sign: Double = 0) -> (Int, Int) {
             // c + r(cos, sin) + sign·k·(sin, −cos): the tangent for decreasing angle.
             (VectorGrid.grid(cx + r * cos(th) + sign * k * sin(th)), VectorGrid.grid(cy + r * sin(th) - sign * k * cos(th)))
         }
-        let s0 = point(pts[0].0)
+        let s0 = point(angle(0))
         path.move(s0.0, s0.1)
         for i in 0..<4 {
-            let a = pts[i].0, b = pts[(i + 1) % 4].0
+            let a = angle(i), b = angle((i + 1) % 4)
             let e = point(b)
             if i == firstArc || i == firstArc + 2 {
                 let k = 4.0 / 3.0 * tan(spans[i] / 4) * r
@@ -460,9 +538,9 @@ enum OutlineBuilder {
                     // The four tangent points lie on the joint's circle: their convex hull is
                     // inside the disc and covers the gap between the two runs up to the
                     // circular segments beyond its sides, each at most `sag` high.
-                    jointQuad(cx: p.x0, cy: p.y0, r: r, [(a.lx, a.ly), (t.lx, t.ly), (a.rx, a.ry), (t.rx, t.ry)], into: &path)
-                } else if !jointArcs(cx: p.x0, cy: p.y0, r: r, left: [(a.lx, a.ly), (t.lx, t.ly)],
-                                     right: [(a.rx, a.ry), (t.rx, t.ry)], into: &path) {
+                    jointQuad(cx: p.x0, cy: p.y0, r: r, nx: SIMD4(a.lx, t.lx, a.rx, t.rx), ny: SIMD4(a.ly, t.ly, a.ry, t.ry), into: &path)
+                } else if !jointArcs(cx: p.x0, cy: p.y0, r: r, nx: SIMD4(a.lx, t.lx, a.rx, t.rx),
+                                     ny: SIMD4(a.ly, t.ly, a.ry, t.ry), into: &path) {
                     path.circle(cx: p.x0, cy: p.y0, r: r)
                 }
                 start(p, t, capped: false)

@@ -139,7 +139,8 @@ final class VectorExportTests: XCTestCase {
             guard line.hasPrefix("<path "), let d = line.range(of: " d=\"") else { out.append(String(line)); continue }
             let head = line[..<d.lowerBound]
             let data = line[d.upperBound...].dropLast(3)   // `"/>`
-            for part in data.split(separator: "M") { out.append("\(head) d=\"M\(part)\"/>") }
+            let parts = (try? SVGPathData(String(data)).subPaths) ?? []
+            for part in parts { out.append("\(head) d=\"\(part.absoluteText)\"/>") }
         }
         return out.joined(separator: "\n")
     }

@@ -7,6 +7,7 @@ import Glibc
 @testable import LNoteVector
 import LNoteFormat
 import LNoteShape
+import LNoteTestSupport
 
 @Suite struct VectorWriterTests {
     @Test func pdfDates() {
@@ -92,15 +93,19 @@ import LNoteShape
     /// Signed areas of the closed sub-paths in SVG path text (polygon of all points, control
     /// points included: the sign of a convex curved shape's control polygon is its own).
     static func signedAreas(_ d: [UInt8]) -> [Double] {
-        let text = String(decoding: d, as: UTF8.self)
         var areas: [Double] = []
-        for sub in text.split(separator: "M") {
-            let numbers = sub.split(whereSeparator: { "LCZ ".contains($0) }).compactMap { Double($0) }
+        for sub in subPaths(d) {
+            var points = [(sub.start.x, sub.start.y)]
+            for segment in sub.segments {
+                switch segment {
+                case .line(let p): points.append((p.x, p.y))
+                case .curve(let c1, let c2, let p): points += [(c1.x, c1.y), (c2.x, c2.y), (p.x, p.y)]
+                }
+            }
             var a = 0.0
-            let n = numbers.count / 2
-            for i in 0..<n {
-                let j = (i + 1) % n
-                a += numbers[2 * i] * numbers[2 * j + 1] - numbers[2 * j] * numbers[2 * i + 1]
+            for i in points.indices {
+                let j = (i + 1) % points.count
+                a += points[i].0 * points[j].1 - points[j].0 * points[i].1
             }
             areas.append(a / 2)
         }
@@ -131,45 +136,63 @@ import LNoteShape
         #expect(areas.count < sink.pieces.count / 2)
         #expect(areas.allSatisfy { $0 <= 0 }, "a sub-path turning the other way would cut a hole under nonzero")
         // Far fewer discs than pieces: most joints of a smooth stroke need none.
-        let curves = String(decoding: path.out, as: UTF8.self).filter { $0 == "C" }.count
+        let curves = Self.subPaths(path.out).reduce(0) { n, sub in
+            n + sub.segments.filter { if case .curve = $0 { true } else { false } }.count
+        }
         #expect(curves / 4 < sink.pieces.count / 2)
+    }
+
+    /// The PDF path (relative to the stroke's corner, under its `cm`) and the SVG path
+    /// (relative commands) are the same grid points as absolute coordinates would be.
+    @Test func shortNumbersKeepTheSamePoints() {
+        var points: [Int32] = []
+        for i in 0..<120 {
+            let t = Double(i) / 119
+            points += [Int32(6000 * t), Int32(5000 + 2500 * sin(t * 7)), Int32(3 + 60 * t * (1 - t)), 500, Int32(i)]
+        }
+        let stroke = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0, a: 255), points: points)
+        let entry = PageEntry(id: LNoteID("C0A80101-0000-4000-8000-00000000A003")!, width: 8340, height: 11940)
+        let page = VectorPage(entry, transform: VectorGrid.transform(for: entry))
+        let shape = StrokeShape()
+        shape.prepare(stroke, transform: page.transform)
+        var sink = StrokePieces(width: page.width, height: page.height)
+        shape.stream(into: &sink)
+        let origin = sink.origin
+        #expect(origin.x > 1000 || origin.y > 1000, "a corner away from the page's, so the offsets matter")
+        var absolute = PathText(.pdf), relative = PathText(.pdf, origin: origin), svg = PathText(.svg)
+        OutlineBuilder.outline(sink.pieces, into: &absolute)
+        OutlineBuilder.outline(sink.pieces, into: &relative)
+        OutlineBuilder.outline(sink.pieces, into: &svg)
+        /// Every number pair of PDF path text, shifted by `by`.
+        func pdfPoints(_ out: [UInt8], by: (x: Int, y: Int)) -> [[Int]] {
+            let numbers = String(decoding: out, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
+            return stride(from: 0, to: numbers.count - 1, by: 2).map { [numbers[$0] + by.x, numbers[$0 + 1] + by.y] }
+        }
+        let expected = pdfPoints(absolute.out, by: (0, 0))
+        #expect(expected.count > 100)
+        #expect(pdfPoints(relative.out, by: origin) == expected)
+        #expect(relative.out.count < absolute.out.count)
+        var svgPoints: [[Int]] = []
+        for sub in Self.subPaths(svg.out) {
+            svgPoints.append([Int(sub.start.x), Int(sub.start.y)])
+            for segment in sub.segments {
+                switch segment {
+                case .line(let p): svgPoints.append([Int(p.x), Int(p.y)])
+                case .curve(let a, let b, let p): svgPoints += [[Int(a.x), Int(a.y)], [Int(b.x), Int(b.y)], [Int(p.x), Int(p.y)]]
+                }
+            }
+        }
+        #expect(svgPoints == expected)
+    }
+
+    /// The sub-paths of SVG path text (grid steps), absolute.
+    static func subPaths(_ d: [UInt8]) -> [SVGPathData.SubPath] {
+        (try? SVGPathData(String(decoding: d, as: UTF8.self)).subPaths) ?? []
     }
 
     /// Closed sub-paths of SVG path text (grid steps), cubics flattened into 16 chords.
     static func polygons(_ d: [UInt8]) -> [[(Double, Double)]] {
-        var out: [[(Double, Double)]] = []
-        var current: [(Double, Double)] = []
-        var numbers: [Double] = []
-        var command: Character = " "
-        func finish() {
-            switch command {
-            case "M": if !current.isEmpty { out.append(current) }; current = [(numbers[0], numbers[1])]
-            case "L": current.append((numbers[0], numbers[1]))
-            case "C":
-                let p0 = current.last!
-                for k in 1...16 {
-                    let t = Double(k) / 16, u = 1 - t
-                    let x = u * u * u * p0.0 + 3 * u * u * t * numbers[0] + 3 * u * t * t * numbers[2] + t * t * t * numbers[4]
-                    let y = u * u * u * p0.1 + 3 * u * u * t * numbers[1] + 3 * u * t * t * numbers[3] + t * t * t * numbers[5]
-                    current.append((x, y))
-                }
-            default: break
-            }
-            numbers = []
-        }
-        var token = ""
-        for ch in String(decoding: d, as: UTF8.self) {
-            if "MLCZ".contains(ch) {
-                if !token.isEmpty { numbers.append(Double(token)!); token = "" }
-                finish(); command = ch
-            } else if ch == " " {
-                if !token.isEmpty { numbers.append(Double(token)!); token = "" }
-            } else { token.append(ch) }
-        }
-        if !token.isEmpty { numbers.append(Double(token)!) }
-        finish()
-        if !current.isEmpty { out.append(current) }
-        return out
+        subPaths(d).map { $0.polygon() }
     }
 
     /// Winding number of the closed polygons around (x, y).
