@@ -69,7 +69,7 @@ let package = Package(
 
         // Developer tools (built like everything else, run from tools/ scripts).
         // Optimized in debug builds too: the tests generate their large fixtures with it.
-        .executableTarget(name: "lnote-gen", dependencies: ["CZlib", "CJPEG"], path: "tools/lnote-gen",
+        .executableTarget(name: "lnote-gen", dependencies: ["CZlib", "LNoteFormat", "LNoteCodecs", "LNoteBitmap"], path: "tools/lnote-gen",
                           swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .executableTarget(name: "lnote-bench",
                           dependencies: ["LNoteFormat", "LNoteShape", "LNoteRaster", "LNoteCodecs", "LNoteRender", "LNoteBitmap", "CPNG", "LNoteStore", "LNoteVector"],

@@ -87,7 +87,7 @@ static int jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, siz
     *out = NULL;
     *out_size = 0;
     if (rgba == NULL || width == 0 || height == 0 || stride < (size_t)width * 4 ||
-        quality < 1 || quality > 100 || dots_per_inch < 1 || dots_per_inch > 65535 ||
+        quality < 1 || quality > 100 || dots_per_inch < 0 || dots_per_inch > 65535 ||
         (comment != NULL && comment_length > 65533)) {
         lnc_set_message(msg, msg_capacity, "invalid arguments to JPEG encoder");
         return LNC_ERR_ARGUMENT;
@@ -129,8 +129,10 @@ static int jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, siz
         cinfo.comp_info[2].h_samp_factor = cinfo.comp_info[2].v_samp_factor = 1;
     }
     cinfo.write_JFIF_header = TRUE;
-    cinfo.density_unit = 1;  // dots per inch
-    cinfo.X_density = cinfo.Y_density = (UINT16)dots_per_inch;
+    if (dots_per_inch > 0) {
+        cinfo.density_unit = 1;  // dots per inch
+        cinfo.X_density = cinfo.Y_density = (UINT16)dots_per_inch;
+    }  // 0: jpeg_set_defaults' JFIF density, no unit and a 1:1 aspect ratio
 
     jpeg_start_compress(&cinfo, TRUE);
     if (comment != NULL) jpeg_write_marker(&cinfo, JPEG_COM, comment, (unsigned int)comment_length);

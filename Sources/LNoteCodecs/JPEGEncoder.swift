@@ -12,19 +12,20 @@ public enum JPEGEncoder {
     }
 
     /// Encodes `bitmap` as a baseline YCbCr 4:2:0 JPEG with a JFIF header giving
-    /// `pixelsPerInch` (1-65535) on both axes, and, when `comment` is given, one COM marker
+    /// `pixelsPerInch` (1-65535) on both axes (nil: no physical size, the JFIF header's aspect
+    /// ratio 1:1 with no unit, libjpeg's default), and, when `comment` is given, one COM marker
     /// holding exactly those bytes (at most 65,533).
     ///
     /// JPEG has no alpha: the alpha channel is not written. Encoders never composite; a
     /// transparent canvas is flattened onto its paper first, as an explicit step of the
     /// pipeline (`Bitmap.flattened(onto:)` in LNoteRaster). The pixels are passed to
     /// libjpeg-turbo as RGBX without any copy.
-    public static func encode(_ bitmap: Bitmap, quality: Int = 80, pixelsPerInch: Int = 72,
+    public static func encode(_ bitmap: Bitmap, quality: Int = 80, pixelsPerInch: Int? = 72,
                               comment: [UInt8]? = nil) throws(CodecError) -> [UInt8] {
         guard (1...100).contains(quality) else {
             throw CodecError(.invalidArgument, "JPEG encode: quality \(quality) is not 1-100")
         }
-        guard (1...65535).contains(pixelsPerInch) else {
+        if let pixelsPerInch, !(1...65535).contains(pixelsPerInch) {
             throw CodecError(.invalidArgument, "JPEG encode: \(pixelsPerInch) pixels per inch does not fit JFIF")
         }
         if let comment, comment.count > 65533 {
@@ -41,7 +42,7 @@ public enum JPEGEncoder {
                     let commentPointer: UnsafePointer<UInt8>? = comment == nil ? nil : (c.baseAddress ?? emptyPointer)
                     try shimCall("JPEG encode") { msg, cap in
                         lnc_jpeg_encode(pixels.baseAddress, UInt32(bitmap.width), UInt32(bitmap.height),
-                                        bitmap.bytesPerRow, Int32(quality), Int32(pixelsPerInch),
+                                        bitmap.bytesPerRow, Int32(quality), Int32(pixelsPerInch ?? 0),
                                         commentPointer, commentBytes.count, &out, &outSize, msg, cap)
                     }
                 }

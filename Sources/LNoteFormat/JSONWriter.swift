@@ -67,7 +67,10 @@ public struct JSONWriter {
 /// members the caller keeps (level-2 storage's `extra`).
 public enum ElementJSON {
     public static func openStroke(id: String?, tool: String?, color: String, points: [Int32], into w: inout JSONWriter) {
-        w.bytes.reserveCapacity(w.bytes.count + points.count * 6 + 128)
+        // Grown geometrically: an exact reserve per element would copy the whole buffer each
+        // time many strokes are written into one writer (a content file).
+        let needed = w.bytes.count + points.count * 6 + 128
+        if w.bytes.capacity < needed { w.bytes.reserveCapacity(max(needed, 2 * w.bytes.capacity)) }
         w.raw("{\"type\":\"stroke\"")
         if let id { w.raw(",\"id\":"); w.string(id) }
         if let tool { w.raw(",\"tool\":"); w.string(tool) }

@@ -104,7 +104,7 @@ final class CLIHabitsTests: XCTestCase {
         let w = try HostileWorld(self)
         try w.makeValid()
         try w.put("pages/\(IDs.p1).journal", Array("not a journal frame at all".utf8))
-        let run = runCLI(["export", w.package, "--scale", "0.1", "-o", w.exportDir])
+        let run = CLIRun(["export", w.package, "--scale", "0.1", "-o", w.exportDir])
         XCTAssertEqual(run.status, ExitStatus.success, run.all)
         XCTAssertTrue(run.err.contains("warning: page 1: \(w.package)/pages/\(IDs.p1).journal @"), run.err)
         XCTAssertFalse(run.err.contains("warning: page 1: warning"), run.err)

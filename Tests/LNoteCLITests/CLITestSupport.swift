@@ -5,7 +5,8 @@ import LNoteFormat
 import LNoteTestSupport
 import XCTest
 
-/// Runs `lnote-render` in-process and captures what it prints.
+/// Runs `lnote-render` in-process and captures what it prints: the one in-process runner of the
+/// CLI tests.
 struct CLIRun {
     var status: Int32
     var out: String
@@ -21,12 +22,14 @@ struct CLIRun {
     }
 }
 
+/// Collects output from any thread (the console's, a child's pipes); read under the same lock.
 final class OutputBox: @unchecked Sendable {
-    private(set) var out = ""
-    private(set) var err = ""
+    private var outText = "", errText = ""
     private let lock = NSLock()
-    func append(out s: String) { lock.lock(); out += s; lock.unlock() }
-    func append(err s: String) { lock.lock(); err += s; lock.unlock() }
+    func append(out s: String) { lock.lock(); outText += s; lock.unlock() }
+    func append(err s: String) { lock.lock(); errText += s; lock.unlock() }
+    var out: String { lock.lock(); defer { lock.unlock() }; return outText }
+    var err: String { lock.lock(); defer { lock.unlock() }; return errText }
 }
 
 enum Repo {
@@ -64,33 +67,6 @@ func builtProduct(_ name: String) throws -> String {
         throw XCTSkip("\(name) is not built at \(path)")
     }
     return path
-}
-
-// MARK: - In-process runs for the hostile-package tests
-
-/// What `lnote-render` printed and returned.
-struct CLIResult {
-    var status: Int32
-    var out: String
-    var err: String
-    var all: String { out + err }
-}
-
-/// Collects console output from any thread.
-final class Capture: @unchecked Sendable {
-    private var out = "", err = ""
-    private let lock = NSLock()
-    func appendOut(_ s: String) { lock.lock(); out += s; lock.unlock() }
-    func appendErr(_ s: String) { lock.lock(); err += s; lock.unlock() }
-    var text: (String, String) { lock.lock(); defer { lock.unlock() }; return (out, err) }
-}
-
-func runCLI(_ arguments: [String]) -> CLIResult {
-    let capture = Capture()
-    let console = Console(out: { capture.appendOut($0) }, err: { capture.appendErr($0) })
-    let status = LNoteTool.run(arguments, console: console)
-    let (out, err) = capture.text
-    return CLIResult(status: status, out: out, err: err)
 }
 
 // MARK: - The real executable, with an address-space limit

@@ -102,13 +102,13 @@ final class CostlyPageTests: XCTestCase {
             HostileWorld.stroke("S\(i)", points: "500,400,100000,500,0, 510,410,100000,500,16")
         }
         try w.put("pages/\(IDs.p1).content", HostileWorld.content(covering))
-        let r = runCLI(["export", w.package, "-o", w.exportDir + "/", "--scale", "8", "--max-work", "0.5"])
+        let r = CLIRun(["export", w.package, "-o", w.exportDir + "/", "--scale", "8", "--max-work", "0.5"])
         XCTAssertEqual(r.status, ExitStatus.failure, r.all)
         assertContains(r, "page 1: \(w.package)/pages/\(IDs.p1).content: [max-work] rendering this page at 800×640 is estimated at ",
                        "of work, over the budget of 0.5 s (raise it with --max-work)", "page 2 -> ")
         XCTAssertEqual(exported(w), ["page-002.png"])
         // Raised, the same page renders.
-        let raised = runCLI(["export", w.package, "--pages", "1", "-o", w.exportDir + "/p1.png", "--scale", "8", "--max-work", "60"])
+        let raised = CLIRun(["export", w.package, "--pages", "1", "-o", w.exportDir + "/p1.png", "--scale", "8", "--max-work", "60"])
         XCTAssertEqual(raised.status, ExitStatus.success, raised.all)
     }
 

@@ -229,7 +229,7 @@ final class HostileJournalTests: XCTestCase {
     func testJournalOfRandomBytes() throws {
         let w = try HostileWorld(self)
         try w.makeValid()
-        var g = SystemRandomNumberGenerator()
+        var g = TestSeed(for: self).generator
         try w.put("pages/\(IDs.p1).journal", (0..<5000).map { _ in UInt8.random(in: 0...255, using: &g) })
         let o = runAll(w, allow: Allowances(compactRewrites: true))
         XCTAssertEqual(o.info.status, ExitStatus.success, o.info.all)
@@ -300,7 +300,7 @@ final class HostileManifestTests: XCTestCase {
         try w.makeValid()
         for cover in ["../sibling/secret.txt", "/etc/passwd", "thumbnails/../../sibling/secret.txt", "thumbnails/\(IDs.p1).jpg/.."] {
             try w.put("manifest.json", "{\"format\":1,\"id\":\"\(IDs.doc)\",\"title\":\"Hostile\",\"pageCount\":2,\"cover\":\(HostileWorld.jsonString(cover))}")
-            let r = runCLI(["check", w.package])
+            let r = CLIRun(["check", w.package])
             assertContains(r, "/manifest.json: [manifest-cover] the cover \(cover.debugDescription) is not thumbnails/<UUID>.jpg")
             XCTAssertFalse(r.all.contains("does not exist"), r.all)
         }

@@ -12,13 +12,13 @@ import LNoteTestSupport
 
 /// The outcome of every subcommand on one package.
 struct Outcomes {
-    var info: CLIResult
-    var check: CLIResult
-    var export: CLIResult
-    var gcDryRun: CLIResult
-    var thumbnails: CLIResult
-    var gc: CLIResult
-    var compact: CLIResult
+    var info: CLIRun
+    var check: CLIRun
+    var export: CLIRun
+    var gcDryRun: CLIRun
+    var thumbnails: CLIRun
+    var gc: CLIRun
+    var compact: CLIRun
 }
 
 /// What a package's commands may change, beyond nothing.
@@ -43,9 +43,9 @@ extension XCTestCase {
     func runAll(_ w: HostileWorld, allow: Allowances = Allowances(),
                 file: StaticString = #filePath, line: UInt = #line) -> Outcomes {
         let pkg = w.packagePrefix
-        func step(_ name: String, _ args: [String], allowed: (String, TreeEntry?, TreeEntry?) -> Bool) -> CLIResult {
+        func step(_ name: String, _ args: [String], allowed: (String, TreeEntry?, TreeEntry?) -> Bool) -> CLIRun {
             let before = w.snapshot()
-            let result = runCLI(args)
+            let result = CLIRun(args)
             let after = w.snapshot()
             for (path, (old, new)) in treeChanges(before, after).sorted(by: { $0.key < $1.key }) {
                 let inside = path.hasPrefix(pkg)
@@ -92,7 +92,7 @@ extension XCTestCase {
                         compact: compact)
     }
 
-    func assertContains(_ result: CLIResult, _ fragments: String..., file: StaticString = #filePath, line: UInt = #line) {
+    func assertContains(_ result: CLIRun, _ fragments: String..., file: StaticString = #filePath, line: UInt = #line) {
         for f in fragments where !result.all.contains(f) {
             XCTFail("output lacks \"\(f)\":\n\(result.all)", file: file, line: line)
         }
@@ -136,7 +136,7 @@ final class HostileDocumentTests: XCTestCase {
     }
 
     func testDocumentOfRandomBytes() throws {
-        var g = SystemRandomNumberGenerator()
+        var g = TestSeed(for: self).generator
         let junk = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &g) }
         try assertDocumentFails([0xFE] + junk, "document.json: [json] invalid JSON at byte 0")
     }
@@ -206,7 +206,7 @@ final class HostileDocumentTests: XCTestCase {
         let before = w.snapshot()
         for args in [["info", linked], ["check", linked], ["export", linked, "-o", w.exportDir + "/"], ["gc", linked],
                      ["compact", linked], ["thumbnails", linked]] {
-            let r = runCLI(args)
+            let r = CLIRun(args)
             XCTAssertEqual(r.status, ExitStatus.failure, r.all)
             XCTAssertTrue(r.all.contains("symbolic link"), r.all)
         }
@@ -343,7 +343,7 @@ final class HostilePageTests: XCTestCase {
 
     func testContentOfRandomBytes() throws {
         try assertFirstPageFails("pages/\(IDs.p1).content: [json] invalid JSON at byte 0") { w in
-            var g = SystemRandomNumberGenerator()
+            var g = TestSeed(for: self).generator
             try w.put(self.content(w), [0x80] + (0..<2000).map { _ in UInt8.random(in: 0...255, using: &g) })
         }
     }
@@ -429,13 +429,13 @@ final class HostilePageTests: XCTestCase {
         try FileManager.default.removeItem(atPath: w.package + "/pages")
         try w.link("pages", to: w.sibling + "/pages")
         for args in [["check", w.package], ["check", "--json", w.package]] {
-            let r = runCLI(args)
+            let r = CLIRun(args)
             XCTAssertEqual(r.status, ExitStatus.failure, r.all)
             assertContains(r, "pages/ is a symbolic link, which is never followed")
             // The sibling's pages/<p1>.content and .journal would show as unlisted pages.
             XCTAssertFalse(r.all.contains(IDs.p1), "check listed files outside the package:\n\(r.all)")
         }
-        assertContains(runCLI(["check", w.package]), "/pages: [symlink] pages/ is a symbolic link, which is never followed")
+        assertContains(CLIRun(["check", w.package]), "/pages: [symlink] pages/ is a symbolic link, which is never followed")
     }
 }
 
@@ -603,15 +603,15 @@ final class HostileTextTests: XCTestCase {
                                                                      HostileWorld.stroke(evil, points: "1,2,3")]))
         let o = runAll(w)
         for (name, r) in [("info", o.info), ("check", o.check), ("export", o.export), ("thumbnails", o.thumbnails),
-                          ("gc", o.gc), ("compact", o.compact), ("info --json", runCLI(["info", "--json", w.package])),
-                          ("check --json", runCLI(["check", "--json", w.package]))] {
+                          ("gc", o.gc), ("compact", o.compact), ("info --json", CLIRun(["info", "--json", w.package])),
+                          ("check --json", CLIRun(["check", "--json", w.package]))] {
             let bad = r.all.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value) }
             XCTAssertTrue(bad.isEmpty, "\(name) printed control characters \(bad.map { $0.value })")
         }
         assertContains(o.info, "Evil\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m\\u000d\\u007f")
         assertContains(o.export, "[page-id] page 1: id \"\\u001b]0;owned")
         // --json stays valid JSON and keeps the title (escapes decoded).
-        let json = try JSONValue.parse(Array(runCLI(["info", "--json", w.package]).out.utf8))
+        let json = try JSONValue.parse(Array(CLIRun(["info", "--json", w.package]).out.utf8))
         guard case .array(let documents)? = json["documents"] else { return XCTFail("no documents array") }
         XCTAssertEqual(documents.first?["title"]?.stringValue, "Evil" + evil)
     }

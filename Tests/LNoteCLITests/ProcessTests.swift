@@ -94,7 +94,8 @@ final class ProcessTests: XCTestCase {
         let start = Date()
         try runToEnd("lnote-render", ["thumbnails", library, "--force", "--jobs", "2", "--quiet"])
         let full = max(0.05, Date().timeIntervalSince(start))
-        var rng = SystemRandomNumberGenerator()
+        let seed = TestSeed(for: self)
+        var rng = seed.generator
         for round in 0..<10 {
             try killMidway(["thumbnails", library, "--force", "--jobs", "2"], after: Double.random(in: 0...full, using: &rng))
             try assertLibraryWhole(library, "after kill \(round) of thumbnails")

@@ -45,7 +45,7 @@ final class ResourceLimitTests: XCTestCase {
 
         // Through the CLI: page 1 fails fast, page 2 is still written.
         let started = Date()
-        let r = runCLI(["export", w.package, "-o", w.exportDir + "/", "--scale", "2"])
+        let r = CLIRun(["export", w.package, "-o", w.exportDir + "/", "--scale", "2"])
         XCTAssertLessThan(Date().timeIntervalSince(started), 5)
         XCTAssertEqual(r.status, ExitStatus.failure, r.all)
         assertContains(r, "error: page 1: \(w.package): [max-pixels] the page would be 40000×40000 pixels at --scale 2, "
@@ -57,14 +57,14 @@ final class ResourceLimitTests: XCTestCase {
     func testMaxPixelsOptionIsExact() throws {
         let w = try hugePage(1000, 800)  // 200 × 160 = 32000 pixels at scale 2
         try FileManager.default.createDirectory(atPath: w.exportDir, withIntermediateDirectories: true)
-        var r = runCLI(["export", w.package, "--pages", "1", "-o", w.exportDir + "/a.png", "--max-pixels", "31999"])
+        var r = CLIRun(["export", w.package, "--pages", "1", "-o", w.exportDir + "/a.png", "--max-pixels", "31999"])
         XCTAssertEqual(r.status, ExitStatus.usage)
         assertContains(r, "page 1 would be 200×160 pixels at the default --scale 2, over the --max-pixels limit of 31999")
-        r = runCLI(["export", w.package, "--pages", "1", "-o", w.exportDir + "/a.png", "--max-pixels", "32000"])
+        r = CLIRun(["export", w.package, "--pages", "1", "-o", w.exportDir + "/a.png", "--max-pixels", "32000"])
         XCTAssertEqual(r.status, ExitStatus.success, r.all)
         // Absurd sizes are usage errors, not allocations.
         for args in [["--scale", "1e300"], ["--width", "99999999999"], ["--max-pixels", "0"], ["--scale", "nan"], ["--dpi", "-1"]] {
-            let bad = runCLI(["export", w.package, "-o", w.exportDir + "/b.png"] + args)
+            let bad = CLIRun(["export", w.package, "-o", w.exportDir + "/b.png"] + args)
             XCTAssertEqual(bad.status, ExitStatus.usage, "\(args): \(bad.all)")
         }
     }
@@ -73,7 +73,7 @@ final class ResourceLimitTests: XCTestCase {
     func testThumbnailOfAnExtremeAspectRatioFailsFast() throws {
         let w = try hugePage(1, 200_000)
         let started = Date()
-        let r = runCLI(["thumbnails", "-j", "1", w.package])
+        let r = CLIRun(["thumbnails", "-j", "1", w.package])
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
         XCTAssertEqual(r.status, ExitStatus.failure)
         assertContains(r, "[max-pixels] the page would be 320×64000000 pixels, over the limit of 100000000", "1 rendered", "1 failed")

@@ -1,5 +1,6 @@
 import Foundation
 import LNoteFormat
+import LNoteTestSupport
 import XCTest
 
 /// `migrate` and `restore` run as the real binary: killed at random moments, and read while a
@@ -14,7 +15,8 @@ extension ProcessTests {
         let (first, firstOut) = try runToEnd("lnote-render", ["migrate"] + inputs + ["--to", target])
         XCTAssertEqual(first, 0, firstOut)
         let full = max(0.05, Date().timeIntervalSince(start))
-        var rng = SystemRandomNumberGenerator()
+        let seed = TestSeed(for: self)
+        var rng = seed.generator
         var present = 0, absent = 0
         for round in 0..<24 {
             // Half the rounds build a first database, half replace one.

@@ -59,6 +59,18 @@ final class JPEGTests: XCTestCase {
         XCTAssertThrowsError(try JPEGEncoder.encode(TestImages.gradient(width: 8, height: 8), pixelsPerInch: 0))
     }
 
+    /// Without a resolution the JFIF header says no unit and a 1:1 aspect ratio (libjpeg's
+    /// default), and only the header differs from a 72 dpi encode.
+    func testNoResolutionWritesJFIFAspectRatioOnly() throws {
+        let image = TestImages.gradient(width: 33, height: 17)
+        let plain = try JPEGEncoder.encode(image, quality: 80, pixelsPerInch: nil)
+        let app0 = try XCTUnwrap(segments(plain).first { $0.marker == 0xE0 })
+        XCTAssertEqual(Array(app0.payload[7..<12]), [0, 0, 1, 0, 1], "no unit, 1 × 1")
+        let dpi = try JPEGEncoder.encode(image, quality: 80, pixelsPerInch: 72)
+        XCTAssertEqual(plain.count, dpi.count)
+        XCTAssertEqual(zip(plain, dpi).filter { $0 != $1 }.count, 3, "the unit and the two densities' low bytes")
+    }
+
     func testSubsamplingIs420AndJFIFDensityIsDotsPerInch() throws {
         let jpeg = try JPEGEncoder.encode(TestImages.gradient(width: 33, height: 17), quality: 80, pixelsPerInch: 264)
         let segs = segments(jpeg)

@@ -19,18 +19,6 @@ func strokeJSON(_ id: String, color: String = "#1A1A1A", tool: String = "pen", p
     "{\"type\":\"stroke\",\"id\":\"\(id)\",\"tool\":\"\(tool)\",\"color\":\"\(color)\",\"points\":\(points)}"
 }
 
-/// Builds a package directory `<doc>.lnote` with the given files (relative path -> bytes).
-func makePackage(in dir: URL, files: [String: [UInt8]]) throws -> URL {
-    let pkg = dir.appendingPathComponent("\(IDs.doc).lnote")
-    for sub in ["pages", "assets", "thumbnails"] {
-        try FileManager.default.createDirectory(at: pkg.appendingPathComponent(sub), withIntermediateDirectories: true)
-    }
-    for (rel, data) in files {
-        try Data(data).write(to: pkg.appendingPathComponent(rel))
-    }
-    return pkg
-}
-
 /// A document.json with the given page entries (JSON texts).
 func documentJSON(pages: [String], format: Int = 1) -> String {
     DocumentJSON.text(title: "T", createdAt: "2026-11-20T09:14:03.120Z", format: format, pages: pages)

@@ -15,13 +15,13 @@ final class PackageTests: XCTestCase {
     /// A package with page1 (A, B + journal: add C, delete A) and page2 (one stroke), one asset.
     func makeStandardPackage() throws -> URL {
         let dir = try temporaryDirectoryURL(removedAfter: self)
-        return try makePackage(in: dir, files: [
+        return try PackageBuilder.make(in: dir.path, files: [
             "document.json": bytes(documentJSON(pages: [pageEntryJSON(IDs.p1), pageEntryJSON(IDs.p2)])),
             "pages/\(IDs.p1).content": ContentWriter.snapshot([stroke("A"), stroke("B")]),
             "pages/\(IDs.p1).journal": Journal.addFrame(stroke("C")) + Journal.deleteFrame(id: "a"),
             "pages/\(IDs.p2).content": ContentWriter.snapshot([stroke("X")]),
             "assets/\(IDs.asset).jpg": [0xFF, 0xD8, 0xFF, 0xE0],
-        ])
+        ]).url
     }
 
     func error(_ body: () throws -> Void) -> LNoteError? {
@@ -78,10 +78,10 @@ final class PackageTests: XCTestCase {
         let dir = try temporaryDirectoryURL(removedAfter: self)
         // A file the traversal would reach if the id were used as a path.
         try Data(ContentWriter.snapshot([])).write(to: dir.appendingPathComponent("x.content"))
-        let url = try makePackage(in: dir, files: [
+        let url = try PackageBuilder.make(in: dir.path, files: [
             "document.json": bytes(documentJSON(pages: [pageEntryJSON("../../x"), pageEntryJSON("/etc/passwd"),
                                                         pageEntryJSON("\\u0000\(IDs.p1.dropFirst())")])),
-        ])
+        ]).url
         let pkg = try LNotePackage.open(at: url)
         for i in 0..<3 {
             XCTAssertEqual(error { _ = try pkg.loadPage(at: i) }?.code.rawValue, "page-id")
@@ -342,11 +342,11 @@ final class PackageTests: XCTestCase {
     func testCompactionKeepsUnknownTopLevelKeysOfTheContentFile() throws {
         let dir = try temporaryDirectoryURL(removedAfter: self)
         let content = "pages/\(IDs.p1).content"
-        let url = try makePackage(in: dir, files: [
+        let url = try PackageBuilder.make(in: dir.path, files: [
             "document.json": bytes(documentJSON(pages: [pageEntryJSON(IDs.p1)])),
             content: bytes(#"{"format":1,"elements":[],"x":{"y":[1,2]}}"#),
             "pages/\(IDs.p1).journal": Journal.addFrame(stroke("A")),
-        ])
+        ]).url
         let pkg = try LNotePackage.open(at: url)
         let entry = try XCTUnwrap(pkg.pages[0].entry)
         XCTAssertTrue(try pkg.compact(entry).compacted)
@@ -422,12 +422,12 @@ final class PackageTests: XCTestCase {
     func testCompactionRefusesWhatWouldNotBeIdempotentOrWouldDropElements() throws {
         let dir = try temporaryDirectoryURL(removedAfter: self)
         let content = "pages/\(IDs.p1).content"
-        let url = try makePackage(in: dir, files: [
+        let url = try PackageBuilder.make(in: dir.path, files: [
             "document.json": bytes(documentJSON(pages: [pageEntryJSON(IDs.p1)])),
             // Two elements share id D: a delete removes the first now, the second on a re-run.
             content: ContentWriter.snapshot([stroke("D", x: 1), stroke("E"), stroke("D", x: 2)]),
             "pages/\(IDs.p1).journal": Journal.deleteFrame(id: "D"),
-        ])
+        ]).url
         let pkg = try LNotePackage.open(at: url)
         let entry = try XCTUnwrap(pkg.pages[0].entry)
         XCTAssertEqual(error { _ = try pkg.compact(entry) }?.code.rawValue, "compaction-not-idempotent")
@@ -442,7 +442,7 @@ final class PackageTests: XCTestCase {
     func testNewerFormatPackageIsRefusedAndUnchanged() throws {
         let dir = try temporaryDirectoryURL(removedAfter: self)
         let doc = bytes(documentJSON(pages: [pageEntryJSON(IDs.p1)], format: 2))
-        let url = try makePackage(in: dir, files: ["document.json": doc])
+        let url = try PackageBuilder.make(in: dir.path, files: ["document.json": doc]).url
         XCTAssertEqual(error { _ = try LNotePackage.open(at: url) }?.kind, .newerFormat)
         XCTAssertEqual(try Data(contentsOf: url.appendingPathComponent("document.json")), Data(doc))
     }

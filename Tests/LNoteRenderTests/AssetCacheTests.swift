@@ -17,13 +17,12 @@ final class AssetCacheTests: XCTestCase {
     }
 
     func made(in dir: String, id: String = "8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10", pages: Int,
-              assets: [String: Bitmap]) throws -> TestPackage {
-        let made = try TestPackage.make(in: dir, pages: pages, documentID: id)
-        try FileManager.default.createDirectory(atPath: made.path + "/assets", withIntermediateDirectories: true)
+              assets: [String: Bitmap]) throws -> PackageBuilder {
+        let made = try PackageBuilder.make(in: dir, pages: pages, documentID: id)
         for (name, image) in assets {
             let bytes = name.hasSuffix(".jpg") ? try JPEGEncoder.encode(image, quality: 90)
                 : try PNGEncoder.encode(image, options: PNGEncodeOptions(includeAlpha: true))
-            try Data(bytes).write(to: URL(fileURLWithPath: made.path + "/assets/" + name))
+            try made.write("assets/" + name, bytes)
         }
         return made
     }
@@ -174,7 +173,7 @@ final class AssetCacheTests: XCTestCase {
                       ImagePlacement(asset: png, x: 7000, y: 200, width: 3000, height: 2000)]   // partly off the page
         let (p, page) = try imagePage(in: dir, assets: [jpg: Bitmap(width: 1600, height: 1200, pixels: photo, isPremultiplied: false),
                                                         png: Bitmap(width: 600, height: 400, pixels: overlay, isPremultiplied: false)],
-                                      frames: frames, extra: [TestPackage.stroke(index: 0)])
+                                      frames: frames, extra: [PackageBuilder.stroke(index: 0)])
         for size in [OutputSize.width(320), .scale(1)] {
             let cache = AssetCache()
             let rendered = try PageRenderer.render(page, of: p, options: RenderOptions(size: size), assets: cache)

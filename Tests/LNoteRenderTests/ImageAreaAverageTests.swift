@@ -138,8 +138,7 @@ final class ImageAreaAverageTests: XCTestCase {
              file: StaticString = #filePath, line: UInt = #line) throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let made = try TestPackage.make(in: dir, pages: 1)
-        try FileManager.default.createDirectory(atPath: made.path + "/assets", withIntermediateDirectories: true)
+        let made = try PackageBuilder.make(in: dir, pages: 1)
         // Assets first (the package is opened after they exist), one per format, content and ratio.
         var names: [String: String] = [:]
         for c in cases {
@@ -150,7 +149,7 @@ final class ImageAreaAverageTests: XCTestCase {
             let bytes = try TestAssets.encode(TestAssets.image(c.content, format: c.format, width: width, height: height, seed: UInt64(names.count + 1)),
                                               as: c.format)
             let name = String(format: "C0FFEE00-0000-4000-8000-%012X", names.count + 1) + (c.format.rawValue.hasSuffix("JPEG") ? ".jpg" : ".png")
-            try Data(bytes).write(to: URL(fileURLWithPath: made.path + "/assets/" + name))
+            try made.write("assets/" + name, bytes)
             names[key] = name
         }
         let package = try LNotePackage.open(at: URL(fileURLWithPath: made.path))

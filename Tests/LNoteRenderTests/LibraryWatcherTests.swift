@@ -12,7 +12,7 @@ final class LibraryWatcherTests: XCTestCase {
         let dir = try temporaryDirectory(name)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let packages = try (1...4).map { i in
-            try TestPackage.make(in: dir, pages: 1, documentID: String(format: "8E1F6C2B-4C1D-4B7A-9A43-%012d", i))
+            try PackageBuilder.make(in: dir, pages: 1, documentID: String(format: "8E1F6C2B-4C1D-4B7A-9A43-%012d", i))
         }
         let notices = ResultSlots<String>(count: 1, initial: "")
         let seen = ResultSlots<[String]>(count: 1, initial: [])
@@ -36,7 +36,7 @@ final class LibraryWatcherTests: XCTestCase {
         XCTAssertTrue(notices[0].contains("sudo sysctl fs.inotify.max_user_watches="), notices[0])
         XCTAssertTrue(notices[0].contains("2 package(s) watched with inotify, 2 polled"), notices[0])
         for k in [3, 0] {  // a polled package, then a watched one
-            try packages[k].appendJournal(page: 0, frames: Journal.addFrame(TestPackage.stroke(index: 9)))
+            try packages[k].appendJournal(page: 0, frames: Journal.addFrame(PackageBuilder.stroke(index: 9)))
             XCTAssertEqual(settled.wait(timeout: .now() + 10), .success, "package \(k) edited, not seen")
             XCTAssertEqual(seen[0].last, URL(fileURLWithPath: packages[k].path).lastPathComponent)
         }

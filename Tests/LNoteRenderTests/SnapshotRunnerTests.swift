@@ -21,9 +21,9 @@ final class SnapshotRunnerTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     /// A library holding one three-page document at `library/trip/<id>.lnote`.
-    func makeLibrary(pages: Int = 3) throws -> TestPackage {
+    func makeLibrary(pages: Int = 3) throws -> PackageBuilder {
         try FileManager.default.createDirectory(atPath: dir + "/library/trip", withIntermediateDirectories: true)
-        return try TestPackage.make(in: dir + "/library/trip", pages: pages)
+        return try PackageBuilder.make(in: dir + "/library/trip", pages: pages)
     }
 
     func snap(_ recording: SnapshotRecording = .never, prune: Bool = false, version: String = LNoteRenderer.version,
@@ -82,7 +82,7 @@ final class SnapshotRunnerTests: XCTestCase {
         XCTAssertEqual(r.exitStatus, 0)
 
         // An edited page fails with its statistics and artifacts; its golden is left alone.
-        try package.writeContent(page: 1, elements: [TestPackage.stroke(index: 7)])
+        try package.writeContent(page: 1, elements: [PackageBuilder.stroke(index: 7)])
         r = snap()
         XCTAssertEqual(statuses(r), [.matched, .differs, .matched])
         XCTAssertEqual(r.exitStatus, 1)
@@ -135,7 +135,7 @@ final class SnapshotRunnerTests: XCTestCase {
         XCTAssertEqual(snap(.missing).exitStatus, 0)
         // A new first page (another id prefix), the old ones now pages 2 and 3.
         let newID = "D0D0D0D0-0000-4000-8000-000000000009"
-        try AtomicFile.write(ContentWriter.snapshot([TestPackage.stroke(index: 3)]), toPath: package.path + "/pages/\(newID).content")
+        try AtomicFile.write(ContentWriter.snapshot([PackageBuilder.stroke(index: 3)]), toPath: package.path + "/pages/\(newID).content")
         try package.writeDocument(pageIDs: [newID] + package.pageIDs)
         var r = snap()
         XCTAssertEqual(statuses(r), [.missing, .matched, .matched])
@@ -188,7 +188,7 @@ final class SnapshotRunnerTests: XCTestCase {
         XCTAssertEqual(r.pages[0].comparison?.identical, true)
         XCTAssertTrue(r.documents[0].orphans.isEmpty, "\(r.documents[0].orphans)")
         // Page 1 changes: recording missing goldens does not swallow the change.
-        try package.writeContent(page: 0, elements: [TestPackage.stroke(index: 5)])
+        try package.writeContent(page: 0, elements: [PackageBuilder.stroke(index: 5)])
         r = snap(.missing, prune: true)
         XCTAssertEqual(statuses(r), [.differs, .recorded])
         XCTAssertEqual(goldenFiles(), ["001-c0a80101.png", "002-c0a80101-0000-4000-8000-000000000002.png"])
@@ -202,7 +202,7 @@ final class SnapshotRunnerTests: XCTestCase {
     func testDocumentsSharingAGoldenDirectoryAreNotRun() throws {
         for lib in ["libA", "libB"] {
             try FileManager.default.createDirectory(atPath: dir + "/" + lib, withIntermediateDirectories: true)
-            _ = try TestPackage.make(in: dir + "/" + lib, pages: lib == "libA" ? 2 : 1)
+            _ = try PackageBuilder.make(in: dir + "/" + lib, pages: lib == "libA" ? 2 : 1)
         }
         let options = SnapshotOptions(size: .width(160), recording: .missing, prune: true, jobs: 2)
         let a = SnapshotRunner.documents(in: [dir + "/libA"]).documents
@@ -254,7 +254,7 @@ final class SnapshotRunnerTests: XCTestCase {
     func testAGoldenOfAnotherRendererVersionIsReportedAsOutdated() throws {
         let package = try makeLibrary(pages: 2)
         XCTAssertEqual(snap(.missing, version: "0.9.0").exitStatus, 0)
-        try package.writeContent(page: 0, elements: [TestPackage.stroke(index: 6)])
+        try package.writeContent(page: 0, elements: [PackageBuilder.stroke(index: 6)])
         let r = snap()
         XCTAssertEqual(statuses(r), [.outdated, .matched])
         XCTAssertEqual(r.pages.map(\.goldenRendererVersion), ["0.9.0", "0.9.0"])
@@ -268,8 +268,8 @@ final class SnapshotRunnerTests: XCTestCase {
     func testOverridesLoosenOnlyThePagesTheyName() throws {
         let package = try makeLibrary()
         XCTAssertEqual(snap(.missing).exitStatus, 0)
-        try package.writeContent(page: 0, elements: [TestPackage.stroke(index: 5)])
-        try package.writeContent(page: 2, elements: [TestPackage.stroke(index: 5)])
+        try package.writeContent(page: 0, elements: [PackageBuilder.stroke(index: 5)])
+        try package.writeContent(page: 2, elements: [PackageBuilder.stroke(index: 5)])
         XCTAssertEqual(statuses(snap()), [.differs, .matched, .differs])
         let file = goldens + "/trip/8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10/" + SnapshotOverrides.fileName
         // By number, and by id prefix: page 3's id starts c0a80101-0000-4000-8000-000000000003.
@@ -311,7 +311,7 @@ final class SnapshotRunnerTests: XCTestCase {
     func testJUnitAndHTMLReportNameEveryPageAndItsImages() throws {
         let package = try makeLibrary()
         XCTAssertEqual(snap(.missing).exitStatus, 0)
-        try package.writeContent(page: 1, elements: [TestPackage.stroke(index: 7)])
+        try package.writeContent(page: 1, elements: [PackageBuilder.stroke(index: 7)])
         try FileManager.default.removeItem(atPath: goldens + "/trip/8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10/003-c0a80101-0000-4000-8000-000000000003.png")
         let r = snap()
         XCTAssertEqual(statuses(r), [.matched, .differs, .missing])

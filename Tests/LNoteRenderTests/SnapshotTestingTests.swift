@@ -37,7 +37,7 @@ final class SnapshotTestingTests: XCTestCase {
     func testMissingRecordedDifferingAndUpdatedGoldens() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let package = try TestPackage.make(in: dir, pages: 2)
+        let package = try PackageBuilder.make(in: dir, pages: 2)
         let document = try LNoteDocument(path: package.path)
         let location = SnapshotLocation(filePath: dir + "/Tests/NotesTests.swift", function: "testNotes()", line: 1, column: 1)
         let golden = dir + "/Tests/__Snapshots__/NotesTests/testNotes.2.png"
@@ -58,7 +58,7 @@ final class SnapshotTestingTests: XCTestCase {
         XCTAssertNil(verify(.never))
         XCTAssertNil(verify(.missing))
         // An edited page fails, with the actual and diff images in the named directory.
-        try package.writeContent(page: 1, elements: [TestPackage.stroke(index: 9)])
+        try package.writeContent(page: 1, elements: [PackageBuilder.stroke(index: 9)])
         let edited = try LNoteDocument(path: package.path)
         failure = try XCTUnwrap(SnapshotAssertion.verify(edited, page: 2, size: .width(120), tolerance: 0, maxDiffering: .pixels(0),
                                                           recording: .missing, location: location, artifacts: artifacts))

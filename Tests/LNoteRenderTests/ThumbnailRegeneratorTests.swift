@@ -28,7 +28,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
 
     /// Regenerates until the stat index vouches for every page: the first run renders, the
     /// second (after the files settled) reads, hashes and records their stamps.
-    func regenerateUntilTrusted(_ pkg: TestPackage, pages: Int = 3) throws {
+    func regenerateUntilTrusted(_ pkg: PackageBuilder, pages: Int = 3) throws {
         _ = regenerator().regenerate(paths: [dir])
         settle()
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].trustedByStat, 0)
@@ -58,7 +58,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testFirstRunRendersEveryPageWritesTheManifestAfterTheCover() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         let report = regenerator().regenerate(paths: [pkg.path])
         XCTAssertEqual(report.count, 1)
         XCTAssertEqual(report[0].rendered, 3)
@@ -77,47 +77,47 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testSecondRunWithNothingChangedRendersAndWritesNothing() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         _ = regenerator().regenerate(paths: [dir])
-        let before = (0..<3).map { TestPackage.modificationStamp(pkg.thumbnailPath($0)) }
-            + [TestPackage.modificationStamp(pkg.path + "/manifest.json")]
+        let before = (0..<3).map { PackageBuilder.modificationStamp(pkg.thumbnailPath($0)) }
+            + [PackageBuilder.modificationStamp(pkg.path + "/manifest.json")]
         let report = regenerator().regenerate(paths: [dir])
         XCTAssertEqual(report[0].rendered, 0)
         XCTAssertEqual(report[0].upToDate, 3)
         XCTAssertEqual(report[0].manifest, .unchanged)
-        let after = (0..<3).map { TestPackage.modificationStamp(pkg.thumbnailPath($0)) }
-            + [TestPackage.modificationStamp(pkg.path + "/manifest.json")]
+        let after = (0..<3).map { PackageBuilder.modificationStamp(pkg.thumbnailPath($0)) }
+            + [PackageBuilder.modificationStamp(pkg.path + "/manifest.json")]
         XCTAssertEqual(before, after, "an up-to-date run rewrote a file")
     }
 
     func testOnlyTheChangedPageIsRenderedAgain() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         _ = regenerator().regenerate(paths: [dir])
         // Content of page 2 changes; a journal appears on page 3.
-        try pkg.writeContent(page: 1, elements: [TestPackage.stroke(index: 1), TestPackage.stroke(index: 5)])
-        try pkg.appendJournal(page: 2, frames: Journal.addFrame(TestPackage.stroke(index: 7)))
+        try pkg.writeContent(page: 1, elements: [PackageBuilder.stroke(index: 1), PackageBuilder.stroke(index: 5)])
+        try pkg.appendJournal(page: 2, frames: Journal.addFrame(PackageBuilder.stroke(index: 7)))
         let report = regenerator().regenerate(paths: [dir])
         XCTAssertEqual(report[0].rendered, 2)
         XCTAssertEqual(report[0].upToDate, 1)
         // Appending again to the journal is a change too (modification time alone is not trusted).
-        try pkg.appendJournal(page: 2, frames: Journal.deleteFrame(id: TestPackage.stroke(index: 7).id!))
+        try pkg.appendJournal(page: 2, frames: Journal.deleteFrame(id: PackageBuilder.stroke(index: 7).id!))
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1)
     }
 
     func testSameSizeSameTimeContentChangeIsStillNoticed() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         _ = regenerator().regenerate(paths: [dir])
         // Rewrite page 1 with a different colour of the same length and restore the old mtime.
         var st = stat()
         stat(pkg.contentPath(0), &st)
-        try pkg.writeContent(page: 0, elements: [TestPackage.stroke(index: 0, color: Color(r: 0xAA, g: 0, b: 0))])
+        try pkg.writeContent(page: 0, elements: [PackageBuilder.stroke(index: 0, color: Color(r: 0xAA, g: 0, b: 0))])
         var times = [st.st_atim, st.st_mtim]
         utimensat(AT_FDCWD, pkg.contentPath(0), &times, 0)
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1)
     }
 
     func testDocumentEntrySettingsAndRendererVersionAreInputs() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         _ = regenerator().regenerate(paths: [dir])
         try pkg.writeDocument(background: ##"{"color":"#FFFFFF","template":"grid"}"##)
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 3, "background change")
@@ -129,7 +129,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testAnAssetChangeRerendersOnlyThePagesShowingIt() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         let assetName = "D1A6F4C3-1111-4222-8333-444455556666.png"
         try FileManager.default.createDirectory(atPath: pkg.path + "/assets", withIntermediateDirectories: true)
         func writeAsset(_ grey: UInt8) throws {
@@ -151,7 +151,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     /// About 80 bytes of fingerprint per asset used to overflow the 65,533-byte JPEG comment from
     /// 819 distinct assets on: such a page never got a thumbnail, and as page 1 no manifest.
     func testAPageShowingAThousandAssetsGetsABoundedFingerprintThatStillSeesEachAsset() throws {
-        let pkg = try TestPackage.make(in: dir, pages: 1)
+        let pkg = try PackageBuilder.make(in: dir, pages: 1)
         try FileManager.default.createDirectory(atPath: pkg.path + "/assets", withIntermediateDirectories: true)
         func assetName(_ i: Int) -> String { String(format: "A55E7000-0000-4000-8000-%012d.png", i) }
         func writeAsset(_ i: Int, grey: UInt8) throws {
@@ -185,7 +185,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testDeletedPagesLoseTheirThumbnailsAndStrayTemporaryFilesGo() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         _ = regenerator().regenerate(paths: [dir])
         try pkg.writeDocument(pageIDs: Array(pkg.pageIDs.prefix(2)))
         let strayThumb = pkg.path + "/thumbnails/.\(pkg.pageIDs[0]).jpg.tmp-crash"
@@ -202,7 +202,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testABrokenPageIsReportedAndTheOthersComplete() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         try AtomicFile.write(Array("{\"format\":1,\"elements\":[".utf8), toPath: pkg.contentPath(1))
         let report = regenerator().regenerate(paths: [dir])
         XCTAssertEqual(report[0].rendered, 2)
@@ -212,7 +212,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testTheManifestWaitsForItsCover() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         try FileManager.default.removeItem(atPath: pkg.contentPath(0))
         let report = regenerator().regenerate(paths: [dir])
         XCTAssertEqual(report[0].manifest, .skippedNoCover)
@@ -220,7 +220,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testABrokenDocumentDoesNotStopTheLibrary() throws {
-        _ = try TestPackage.make(in: dir)
+        _ = try PackageBuilder.make(in: dir)
         let broken = dir + "/00000000-0000-4000-8000-000000000000.lnote"
         try FileManager.default.createDirectory(atPath: broken, withIntermediateDirectories: true)
         XCTAssertTrue(FileManager.default.createFile(atPath: broken + "/document.json", contents: Data("{".utf8)))
@@ -231,7 +231,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testOutputIsIdenticalWhateverTheThreadCount() throws {
-        let pkg = try TestPackage.make(in: dir, pages: 6)
+        let pkg = try PackageBuilder.make(in: dir, pages: 6)
         _ = regenerator(jobs: 1).regenerate(paths: [dir])
         let one = pkg.snapshotFiles()
         _ = regenerator(jobs: 4, force: true).regenerate(paths: [dir])
@@ -241,7 +241,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     // MARK: the stat index
 
     func testANoOpRunTrustsSettledStampsAndWritesNothing() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         try regenerateUntilTrusted(pkg)
         let index = try XCTUnwrap(StatIndex.load(try LNotePackage.open(at: URL(fileURLWithPath: pkg.path))))
         XCTAssertEqual(index.pages.count, 3)
@@ -260,18 +260,18 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         XCTAssertEqual(index.documentRecord?.title, "Test notes")
         XCTAssertEqual(index.documentRecord?.pageSlots, 3)
         XCTAssertNil(StatIndex(bytes: Array(index.text.replacingOccurrences(of: ":", with: ";").utf8)))
-        let before = TestPackage.modificationStamp(pkg.path + "/" + StatIndex.relativePath)
+        let before = PackageBuilder.modificationStamp(pkg.path + "/" + StatIndex.relativePath)
         let report = regenerator().regenerate(paths: [dir])[0]
         XCTAssertEqual(report.trustedByStat, 3)
         XCTAssertEqual(report.upToDate, 3)
         XCTAssertEqual(report.manifest, .unchanged)
-        XCTAssertEqual(TestPackage.modificationStamp(pkg.path + "/" + StatIndex.relativePath), before, "an unchanged index was rewritten")
+        XCTAssertEqual(PackageBuilder.modificationStamp(pkg.path + "/" + StatIndex.relativePath), before, "an unchanged index was rewritten")
     }
 
     func testAnEditThatKeepsSizeAndModificationTimeIsFound() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         try regenerateUntilTrusted(pkg)
-        let edited = ContentWriter.snapshot([TestPackage.stroke(index: 1, color: Color(r: 0xAA, g: 0x1A, b: 0x8A))])
+        let edited = ContentWriter.snapshot([PackageBuilder.stroke(index: 1, color: Color(r: 0xAA, g: 0x1A, b: 0x8A))])
         try overwriteInPlaceKeepingModificationTime(pkg.contentPath(1), edited)
         let report = regenerator().regenerate(paths: [dir])[0]
         XCTAssertEqual(report.rendered, 1)
@@ -279,7 +279,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testACopiedInPackageWithOldModificationTimesIsFound() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         try regenerateUntilTrusted(pkg)
         let files = FileManager.default
         func mtime(_ path: String) -> timespec { var st = stat(); stat(path, &st); return st.st_mtim }
@@ -290,8 +290,8 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         // `rsync -a` would: files replaced, modification times kept.
         let other = try temporaryDirectory(name + "-other")
         defer { try? files.removeItem(atPath: other) }
-        let v2 = try TestPackage.make(in: other)
-        for page in 0..<3 { try v2.writeContent(page: page, elements: [TestPackage.stroke(index: page, color: Color(r: 0x20, g: 0x90, b: 0x30))]) }
+        let v2 = try PackageBuilder.make(in: other)
+        for page in 0..<3 { try v2.writeContent(page: page, elements: [PackageBuilder.stroke(index: page, color: Color(r: 0x20, g: 0x90, b: 0x30))]) }
         try files.copyItem(atPath: pkg.path + "/thumbnails", toPath: v2.path + "/thumbnails")
         try files.removeItem(atPath: pkg.path)
         try files.copyItem(atPath: v2.path, toPath: pkg.path)
@@ -308,11 +308,11 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testAStampTakenWithinTheGranularityOfAChangeIsNotRecorded() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         try regenerateUntilTrusted(pkg)
         // Edited just before a run: the run reads and hashes it, and records no stamp for it,
         // since a second edit within the same clock tick would leave the stamp as it is.
-        try pkg.writeContent(page: 2, elements: [TestPackage.stroke(index: 2), TestPackage.stroke(index: 4)])
+        try pkg.writeContent(page: 2, elements: [PackageBuilder.stroke(index: 2), PackageBuilder.stroke(index: 4)])
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1)
         let report = regenerator().regenerate(paths: [dir])[0]
         XCTAssertEqual(report.trustedByStat, 2)
@@ -335,7 +335,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testAJournalThatAppearsOrGrowsAndAnAssetThatChangesAreFound() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         let assetName = "D1A6F4C3-1111-4222-8333-444455556666.png"
         try FileManager.default.createDirectory(atPath: pkg.path + "/assets", withIntermediateDirectories: true)
         func writeAsset(_ grey: UInt8) throws {
@@ -344,14 +344,14 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         try writeAsset(80)
         let image = Element.image(id: "B0000000-0000-4000-8000-000000000001",
                                   placement: ImagePlacement(asset: assetName, x: 500, y: 500, width: 3000, height: 3000))
-        try pkg.writeContent(page: 0, elements: [TestPackage.stroke(index: 0), image])
+        try pkg.writeContent(page: 0, elements: [PackageBuilder.stroke(index: 0), image])
         try regenerateUntilTrusted(pkg)
-        try pkg.appendJournal(page: 1, frames: Journal.addFrame(TestPackage.stroke(index: 7)))
+        try pkg.appendJournal(page: 1, frames: Journal.addFrame(PackageBuilder.stroke(index: 7)))
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1, "a journal that appeared")
         settle()
         _ = regenerator().regenerate(paths: [dir])
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].trustedByStat, 3)
-        try pkg.appendJournal(page: 1, frames: Journal.deleteFrame(id: TestPackage.stroke(index: 7).id!))
+        try pkg.appendJournal(page: 1, frames: Journal.deleteFrame(id: PackageBuilder.stroke(index: 7).id!))
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1, "a journal that grew")
         settle()
         _ = regenerator().regenerate(paths: [dir])
@@ -363,7 +363,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testVerifyHashesEveryInputAndAnUnreadableIndexIsIgnored() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         try regenerateUntilTrusted(pkg)
         var report = regenerator(verify: true).regenerate(paths: [dir])[0]
         XCTAssertEqual(report.trustedByStat, 0)
@@ -379,7 +379,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testUnderATrustedIndexTheManifestAndStrayTemporaryFilesAreStillLookedAfter() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         try regenerateUntilTrusted(pkg)
         settle()
         _ = regenerator().regenerate(paths: [dir])
@@ -411,7 +411,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     // MARK: the trusted path
 
     func testTheTrustedPathVouchesForAnUnchangedDocumentWithoutParsingIt() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         try regenerateUntilTrusted(pkg)
         settle()
         _ = regenerator().regenerate(paths: [dir])  // the manifest's agreement recorded too
@@ -433,7 +433,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testTheTrustedPathLeavesAnythingNotAsRecordedToTheFullRun() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         func trustAgain() throws {
             settle()
             _ = regenerator().regenerate(paths: [dir])
@@ -458,7 +458,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].removed, 1)
         try trustAgain()
         // A journal that appears, a thumbnail replaced, a manifest rewritten.
-        try pkg.appendJournal(page: 2, frames: Journal.addFrame(TestPackage.stroke(index: 5)))
+        try pkg.appendJournal(page: 2, frames: Journal.addFrame(PackageBuilder.stroke(index: 5)))
         XCTAssertNil(regenerator().trustedDocuments([pkg.path])[0], "a journal appeared")
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 1)
         try trustAgain()
@@ -483,7 +483,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         for k in 0..<6 {
             let sub = dir + "/lib\(k)"
             try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
-            packages.append(try TestPackage.make(in: sub, pages: 1 + k % 3).path)
+            packages.append(try PackageBuilder.make(in: sub, pages: 1 + k % 3).path)
         }
         settle()
         let first = regenerator().regenerate(paths: [dir])
@@ -504,7 +504,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     }
 
     func testAFreshlyRenderedPageIsRecordedWithTheStampsItWasRenderedFrom() throws {
-        let pkg = try TestPackage.make(in: dir)
+        let pkg = try PackageBuilder.make(in: dir)
         settle()
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].rendered, 3)
         let index = try XCTUnwrap(StatIndex.load(try LNotePackage.open(at: URL(fileURLWithPath: pkg.path))))

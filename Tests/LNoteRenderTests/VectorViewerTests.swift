@@ -32,7 +32,7 @@ final class VectorViewerTests: XCTestCase {
 
     func testSoftMaskedFillAppliesColourAlphaOnceInEveryPDFViewer() throws {
         let dir = try temporaryDirectoryURL(removedAfter: self)
-        let made = try TestPackage.make(in: dir.path, pages: 1)
+        let made = try PackageBuilder.make(in: dir.path, pages: 1)
         // One pencil stroke, black at colour alpha 0.6 (153), 30 pt radius: full pressure over
         // its first three quarters (factor 1), then falling to 0 (so the factors vary and the
         // stroke is filled through a soft mask).
@@ -99,12 +99,11 @@ final class VectorViewerTests: XCTestCase {
     /// data byte for byte, and every PDF viewer draws them as the PNG export does.
     func testSixteenBitPNGsAreEmbeddedAtSixteenBits() throws {
         let dir = try temporaryDirectoryURL(removedAfter: self)
-        let made = try TestPackage.make(in: dir.path, pages: 1)
-        try FileManager.default.createDirectory(atPath: made.path + "/assets", withIntermediateDirectories: true)
+        let made = try PackageBuilder.make(in: dir.path, pages: 1)
         let rgb = Self.png16(width: 300, height: 200, type: 2), grey = Self.png16(width: 120, height: 90, type: 0)
         let names = ["D0000000-0000-4000-8000-000000000161.png", "D0000000-0000-4000-8000-000000000162.png"]
-        try Data(rgb.file).write(to: URL(fileURLWithPath: made.path + "/assets/" + names[0]))
-        try Data(grey.file).write(to: URL(fileURLWithPath: made.path + "/assets/" + names[1]))
+        try made.write("assets/" + names[0], rgb.file)
+        try made.write("assets/" + names[1], grey.file)
         try made.writeContent(page: 0, elements: [
             Element.image(id: "B0000000-0000-4000-8000-000000000161", placement: ImagePlacement(asset: names[0], x: 500, y: 500, width: 6000, height: 4000)),
             Element.image(id: "B0000000-0000-4000-8000-000000000162", placement: ImagePlacement(asset: names[1], x: 1000, y: 6000, width: 3000, height: 2250, rotation: 15000)),
@@ -139,7 +138,7 @@ final class VectorViewerTests: XCTestCase {
     /// carries the title and its page number.
     func testPagesFiveToNineKeepTheirNumbersAndBookmarks() throws {
         let dir = try temporaryDirectoryURL(removedAfter: self)
-        let made = try TestPackage.make(in: dir.path, pages: 10, title: "Field notes")
+        let made = try PackageBuilder.make(in: dir.path, pages: 10, title: "Field notes")
         let package = try LNotePackage.open(at: URL(fileURLWithPath: made.path))
         let pdf = dir.appendingPathComponent("five.pdf")
         let outcome = PageExporter(package: package, settings: ExportSettings(format: .pdf, render: RenderOptions()))

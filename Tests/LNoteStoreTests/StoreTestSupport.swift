@@ -7,9 +7,9 @@ import LNoteTestSupport
 import XCTest
 
 // What only the store tests need (the shared helpers are LNoteTestSupport's): paths of the
-// fixtures and samples, and packages whose content files are given as raw JSON text, since these
-// tests need members and keys that no writer of this project produces (document.json comes from
-// LNoteTestSupport's DocumentJSON).
+// fixtures and samples, and element and content JSON as raw text, since these tests need members
+// and keys that no writer of this project produces (the packages around that text come from
+// LNoteTestSupport's `PackageBuilder.make(in:contents:)`).
 
 enum StorePaths {
     /// The directory holding Package.swift, walking up from this source file.
@@ -29,30 +29,6 @@ enum StorePaths {
     /// The package directories under `dir`, sorted.
     static func packages(in dir: String) -> [String] {
         LibraryScan.packages(in: [dir]).packages.sorted()
-    }
-}
-
-/// A package written from raw text: document.json with one entry per page, each page's content
-/// file as given.
-struct RawPackage {
-    let path: String
-    let pageIDs: [String]
-
-    static func make(in dir: String, id: String = "8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F10", title: String = "Raw",
-                     pages contents: [String], background: String = ##"{"color":"#FFFDF5","template":"ruled"}"##) throws -> RawPackage {
-        let path = dir + "/\(id).lnote"
-        try FileManager.default.createDirectory(atPath: path + "/pages", withIntermediateDirectories: true)
-        let ids = contents.indices.map(IDs.page)
-        for (pageID, text) in zip(ids, contents) {
-            try AtomicFile.write(Array(text.utf8), toPath: path + "/pages/\(pageID).content")
-        }
-        let entries = ids.map { DocumentJSON.page($0, width: 4000, height: 3000, extra: #","background":"# + background) }
-        try AtomicFile.write(Array(DocumentJSON.text(id: id, title: title, pages: entries).utf8), toPath: path + "/document.json")
-        return RawPackage(path: path, pageIDs: ids)
-    }
-
-    func appendJournal(page: Int, frames: [UInt8]) throws {
-        try JournalWriter.append(frames, toPath: path + "/pages/\(pageIDs[page]).journal")
     }
 }
 

@@ -47,7 +47,7 @@ final class StoreRoundTripTests: XCTestCase {
         // Snapshot: A, B, C. Journal: replace B, delete A, add D, add with C's id (replaces C in
         // place), a CRC-damaged add, an unknown frame type, then a torn tail.
         let ids = (1...5).map { String(format: "A0000000-0000-4000-8000-%012X", $0) }
-        let package = try RawPackage.make(in: dir, pages: [content([strokeJSON(id: ids[0]), strokeJSON(id: ids[1]), strokeJSON(id: ids[2])])])
+        let package = try PackageBuilder.make(in: dir, contents: [content([strokeJSON(id: ids[0]), strokeJSON(id: ids[1]), strokeJSON(id: ids[2])])])
         func element(_ text: String) -> Element { try! ContentParser.parseElement(Array(text.utf8)).get() }
         var frames: [UInt8] = []
         frames += Journal.replaceFrame(element(strokeJSON(id: ids[1], n: 5, x: 2000)))
@@ -79,7 +79,7 @@ final class StoreRoundTripTests: XCTestCase {
                                 tool: #""marker""#)
         let nonStringTool = strokeJSON(id: "B0000000-0000-4000-8000-000000000003", tool: "17")
         let text = content([unknown, stroke, noID, nonStringTool], extra: #","selection":["B0000000-0000-4000-8000-000000000002"]"#)
-        let package = try RawPackage.make(in: dir, pages: [text])
+        let package = try PackageBuilder.make(in: dir, contents: [text])
         let db = dir + "/u.sqlite"
         let report = try Migration.migrate([package.path], to: db)
         XCTAssertTrue(report.verified)
@@ -106,7 +106,7 @@ final class StoreRoundTripTests: XCTestCase {
     func testInvalidElementsAndFailedPagesAreReportedAndRecorded() throws {
         let bad = ##"{"type":"stroke","id":"C0000000-0000-4000-8000-000000000001","color":"#000000","points":[1,2,3]}"##
         let good = strokeJSON(id: "C0000000-0000-4000-8000-000000000002")
-        let package = try RawPackage.make(in: dir, pages: [content([bad, good]), content([good])])
+        let package = try PackageBuilder.make(in: dir, contents: [content([bad, good]), content([good])])
         try FileManager.default.removeItem(atPath: package.path + "/pages/\(package.pageIDs[1]).content")
         let db = dir + "/p.sqlite"
         let report = try Migration.migrate([package.path], to: db)
@@ -135,7 +135,7 @@ final class StoreRoundTripTests: XCTestCase {
         let bytes = [UInt8]((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         var paths: [String] = []
         for (i, id) in ["8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F11", "8E1F6C2B-4C1D-4B7A-9A43-2D0C5B1E7F12"].enumerated() {
-            let p = try RawPackage.make(in: dir, id: id, pages: [content([strokeJSON(id: "D1000000-0000-4000-8000-00000000000\(i)")])])
+            let p = try PackageBuilder.make(in: dir, documentID: id, contents: [content([strokeJSON(id: "D1000000-0000-4000-8000-00000000000\(i)")])])
             try FileManager.default.createDirectory(atPath: p.path + "/assets", withIntermediateDirectories: true)
             try AtomicFile.write(bytes, toPath: p.path + "/assets/AB000000-0000-4000-8000-000000000001.png")
             try AtomicFile.write([1, 2, 3, UInt8(i)], toPath: p.path + "/assets/AB000000-0000-4000-8000-00000000000\(i + 2).jpg")
@@ -156,7 +156,7 @@ final class StoreRoundTripTests: XCTestCase {
     }
 
     func testVerifyFindsEveryKindOfDifference() throws {
-        let package = try RawPackage.make(in: dir, pages: [content([strokeJSON(id: "D0000000-0000-4000-8000-000000000001")])])
+        let package = try PackageBuilder.make(in: dir, contents: [content([strokeJSON(id: "D0000000-0000-4000-8000-000000000001")])])
         let db = dir + "/v.sqlite"
         XCTAssertTrue(try Migration.migrate([package.path], to: db).verified)
         // The package changes: a journal adds a stroke.
@@ -181,7 +181,7 @@ final class StoreRoundTripTests: XCTestCase {
     }
 
     func testTargetsThatMustNotBeReplaced() throws {
-        let package = try RawPackage.make(in: dir, pages: [content([strokeJSON(id: "E0000000-0000-4000-8000-000000000001")])])
+        let package = try PackageBuilder.make(in: dir, contents: [content([strokeJSON(id: "E0000000-0000-4000-8000-000000000001")])])
         // A file that is not a store.
         let notes = dir + "/notes.txt"
         try "precious".write(toFile: notes, atomically: true, encoding: .utf8)
@@ -206,7 +206,7 @@ final class StoreRoundTripTests: XCTestCase {
     }
 
     func testAReaderKeepsItsViewWhileAMigrationReplacesTheDatabase() throws {
-        let small = try RawPackage.make(in: dir + "/a", pages: [content([strokeJSON(id: "F0000000-0000-4000-8000-000000000001")])])
+        let small = try PackageBuilder.make(in: dir + "/a", contents: [content([strokeJSON(id: "F0000000-0000-4000-8000-000000000001")])])
         let db = dir + "/r.sqlite"
         XCTAssertTrue(try Migration.migrate([small.path], to: db).verified)
         let features = StorePaths.packages(in: StorePaths.features)
@@ -339,7 +339,7 @@ final class HostileStoreTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     func restoreAfter(_ sql: String) throws -> RestoreReport {
-        let package = try RawPackage.make(in: dir + "/src", pages: [content([strokeJSON(id: "A1000000-0000-4000-8000-000000000001")])])
+        let package = try PackageBuilder.make(in: dir + "/src", contents: [content([strokeJSON(id: "A1000000-0000-4000-8000-000000000001")])])
         let db = dir + "/h.sqlite"
         _ = try Migration.migrate([package.path], to: db)
         let edit = try SQLiteDatabase(path: db, mode: .readWrite)

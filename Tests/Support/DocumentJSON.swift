@@ -2,7 +2,7 @@ import LNoteFormat
 
 /// document.json for test packages, written with the library's `JSONWriter` (its string escaping):
 /// the one document builder of every test target (the hostile world, the format tests, the
-/// regenerator's `TestPackage`, the store's `RawPackage`).
+/// package builder `PackageBuilder`).
 public enum DocumentJSON {
     /// `{"format":F,"id":…,"title":…,"createdAt":…,"modifiedAt":…,"pages":[…]}` around page-entry
     /// texts; a nil member is left out.

@@ -79,15 +79,18 @@ public final class HostileWorld {
     public let exportDir: String
     public static let packageName = "\(IDs.doc).lnote"
 
+    /// The package's writer: `put`, `makeValid`.
+    public let builder: PackageBuilder
+
     public init(_ test: XCTestCase, file: StaticString = #filePath, line: UInt = #line) throws {
         let base = try temporaryDirectory("hostile", removedAfter: test)
         root = base
-        package = base + "/" + HostileWorld.packageName
+        builder = try PackageBuilder(in: base, documentID: IDs.doc, directories: ["pages", "assets"])
+        package = builder.path
         sibling = base + "/sibling"
         exportDir = base + "/export"
         let fm = FileManager.default
-        for dir in [package, package + "/pages", package + "/assets", sibling, sibling + "/pages", sibling + "/assets",
-                    sibling + "/thumbnails"] {
+        for dir in [sibling, sibling + "/pages", sibling + "/assets", sibling + "/thumbnails"] {
             try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
         }
         // Things a link might reach for: a secret, a valid document and page, a valid image.
@@ -106,15 +109,10 @@ public final class HostileWorld {
         try Data(bytes).write(to: URL(fileURLWithPath: absolute))
     }
 
-    /// Writes a file of the package (relative path).
-    public func put(_ relative: String, _ bytes: [UInt8]) throws {
-        let path = package + "/" + relative
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
-        try write(path, bytes)
-    }
+    /// Writes a file of the package (relative path), byte for byte.
+    public func put(_ relative: String, _ bytes: [UInt8]) throws { try builder.write(relative, bytes) }
 
-    public func put(_ relative: String, _ text: String) throws { try put(relative, Array(text.utf8)) }
+    public func put(_ relative: String, _ text: String) throws { try builder.write(relative, text) }
 
     public func remove(_ relative: String) throws { try FileManager.default.removeItem(atPath: package + "/" + relative) }
 
@@ -139,13 +137,18 @@ public final class HostileWorld {
         guard mkfifo(path, 0o644) == 0 else { throw NSError(domain: "mkfifo", code: Int(errno)) }
     }
 
-    /// A normal two-page document: page 1 with a stroke and an image, page 2 with a stroke.
+    /// A normal two-page document: page 1 with a stroke and an image, page 2 with a stroke, its
+    /// content written by the library's element writer.
     public func makeValid(pages: [(String, Int, Int)] = [(IDs.p1, 1000, 800), (IDs.p2, 1000, 800)]) throws {
-        try put("document.json", Self.documentJSON(pages))
+        try builder.writeDocument(title: "Hostile", createdAt: Self.createdAt,
+                                  entries: pages.map { PackageBuilder.PageEntry(id: $0.0, width: $0.1, height: $0.2) })
+        let grey = Color(r: 0x1A, g: 0x1A, b: 0x1A)
         for (i, page) in pages.enumerated() {
-            var elements = [Self.stroke("S\(i)")]
-            if i == 0 { elements.append(Self.image("I0", asset: "\(IDs.asset).png")) }
-            try put("pages/\(page.0).content", Self.content(elements))
+            var elements = [Element.stroke(id: "S\(i)", color: grey, points: [100, 100, 20, 500, 0, 600, 500, 30, 700, 16])]
+            if i == 0 {
+                elements.append(Element.image(id: "I0", placement: ImagePlacement(asset: "\(IDs.asset).png", x: 100, y: 100, width: 400, height: 300)))
+            }
+            try builder.writeContent(pageID: page.0, elements: elements)
         }
         try put("assets/\(IDs.asset).png", HostileImages.smallPNG)
     }
@@ -157,8 +160,10 @@ public final class HostileWorld {
     }
 
     public static func documentJSON(rawPages: [String], format: Int = 1) -> String {
-        DocumentJSON.text(title: "Hostile", createdAt: "2026-11-20T09:14:03Z", format: format, pages: rawPages)
+        DocumentJSON.text(title: "Hostile", createdAt: createdAt, format: format, pages: rawPages)
     }
+
+    static let createdAt = "2026-11-20T09:14:03Z"
 
     public static func content(_ elements: [String], format: Int? = 1) -> String {
         let f = format.map { "\"format\":\($0)," } ?? ""

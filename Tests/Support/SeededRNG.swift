@@ -41,3 +41,18 @@ public struct TestSeed: CustomStringConvertible, Sendable {
 
     public var description: String { "seed \(value) (rerun with LNOTE_TEST_SEED=\(value))" }
 }
+
+import XCTest
+
+extension TestSeed {
+    /// A fresh (or replayed) seed that `test`'s log names if the test fails, for randomized tests
+    /// whose failures are reported by shared helpers that cannot carry it in their messages.
+    public init(for test: XCTestCase) {
+        self.init()
+        let seed = self
+        test.addTeardownBlock { [weak test] in
+            guard let test, let run = test.testRun, run.totalFailureCount > 0 else { return }
+            print("\(test.name) failed with \(seed)")
+        }
+    }
+}

@@ -1,9 +1,10 @@
-// Image assets, made from formulas (no files are read): PNG written with zlib, JPEG with
-// libjpeg. Both encoders are deterministic, so assets are byte-identical run to run.
+// Image assets, made from formulas (no files are read): PNG written with zlib, JPEG with the
+// project's encoder (LNoteCodecs). Both are deterministic, so assets are byte-identical run to run.
 
-import CJPEG
 import CZlib
 import Foundation
+import LNoteBitmap
+import LNoteCodecs
 
 /// 8-bit pixels, interleaved, `channels` 3 (RGB) or 4 (RGBA, not premultiplied).
 struct Pixels {
@@ -66,43 +67,20 @@ enum PNGWriter {
 }
 
 enum JPEGWriter {
-    /// Baseline JPEG of an RGB image.
-    ///
-    /// This uses libjpeg's default error handler, which prints the message and exits the
-    /// process on an error. That is acceptable here only because lnote-gen is a developer
-    /// tool whose inputs are always valid (fixed sizes, RGB, in-memory destination); the
-    /// renderer's codecs go through the C shim instead, which recovers with setjmp.
-    static func encode(_ px: Pixels, quality: Int32 = 85) -> [UInt8] {
+    /// Baseline JPEG of an RGB image, by the project's encoder (`JPEGEncoder`: YCbCr 4:2:0) with
+    /// no resolution in its JFIF header, as libjpeg's defaults write it.
+    static func encode(_ px: Pixels, quality: Int = 85) -> [UInt8] {
         precondition(px.channels == 3)
-        let cinfo = UnsafeMutablePointer<jpeg_compress_struct>.allocate(capacity: 1)
-        let jerr = UnsafeMutablePointer<jpeg_error_mgr>.allocate(capacity: 1)
-        defer { cinfo.deallocate(); jerr.deallocate() }
-        cinfo.pointee.err = jpeg_std_error(jerr)
-        jpeg_CreateCompress(cinfo, JPEG_LIB_VERSION, MemoryLayout<jpeg_compress_struct>.size)
-        var buffer: UnsafeMutablePointer<UInt8>? = nil
-        var size: UInt = 0
-        jpeg_mem_dest(cinfo, &buffer, &size)
-        cinfo.pointee.image_width = JDIMENSION(px.width)
-        cinfo.pointee.image_height = JDIMENSION(px.height)
-        cinfo.pointee.input_components = 3
-        cinfo.pointee.in_color_space = JCS_RGB
-        jpeg_set_defaults(cinfo)
-        jpeg_set_quality(cinfo, quality, 1)
-        jpeg_start_compress(cinfo, 1)
-        let stride = px.width * 3
-        px.data.withUnsafeBufferPointer { buf in
-            var rowPointer: JSAMPROW? = nil
-            while cinfo.pointee.next_scanline < cinfo.pointee.image_height {
-                let y = Int(cinfo.pointee.next_scanline)
-                rowPointer = UnsafeMutablePointer(mutating: buf.baseAddress! + y * stride)
-                _ = withUnsafeMutablePointer(to: &rowPointer) { jpeg_write_scanlines(cinfo, $0, 1) }
-            }
+        var rgba = [UInt8](repeating: 255, count: px.width * px.height * 4)
+        for i in 0..<(px.width * px.height) {
+            rgba[4 * i] = px.data[3 * i]; rgba[4 * i + 1] = px.data[3 * i + 1]; rgba[4 * i + 2] = px.data[3 * i + 2]
         }
-        jpeg_finish_compress(cinfo)
-        let bytes = Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
-        jpeg_destroy_compress(cinfo)
-        free(buffer)
-        return bytes
+        do {
+            return try JPEGEncoder.encode(Bitmap(width: px.width, height: px.height, pixels: rgba, isPremultiplied: false),
+                                          quality: quality, pixelsPerInch: nil)
+        } catch {
+            fatalError("lnote-gen: \(error)")  // fixed sizes and qualities: a failure is a bug here
+        }
     }
 }
 

@@ -1,122 +1,43 @@
 // Serialises a Document as a `<UUID>.lnote` package (format 1).
 //
-// JSON is built directly as bytes (no Foundation encoders): the dense page holds about a
-// quarter of a million samples and doc200 several million, and must be written in seconds.
+// JSON is built directly as bytes with the library's `JSONWriter` (no Foundation encoders): the
+// dense page holds about a quarter of a million samples and doc200 several million, and must be
+// written in seconds. Element JSON and journal frames are the library's own writers'.
 
-import CZlib
 import Foundation
+import LNoteFormat
 
-/// An append-only byte buffer with the few JSON writers the generator needs.
-struct JSONBytes {
-    var bytes: [UInt8] = []
-
-    init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
-
-    @inline(__always) mutating func raw(_ s: StaticString) {
-        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func raw(_ s: String) { bytes.append(contentsOf: s.utf8) }
-
-    @inline(__always) mutating func byte(_ b: UInt8) { bytes.append(b) }
-
-    /// A decimal integer, without going through String.
-    @inline(__always) mutating func int(_ value: Int) {
-        var v = value
-        if v < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            if v == Int.min { raw(String(v).dropFirst().description); return }
-            v = -v
-        }
-        if v < 10 { bytes.append(48 &+ UInt8(v)); return }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
-        withUnsafeMutableBytes(of: &digits) { buf in
-            while v > 0 { buf[n] = 48 &+ UInt8(v % 10); v /= 10; n += 1 }
-            while n > 0 { n -= 1; bytes.append(buf[n]) }
-        }
-    }
-
-    /// A JSON string literal with the escapes RFC 8259 requires.
-    mutating func string(_ s: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                raw("\\u00"); bytes.append(hex[Int(b >> 4)]); bytes.append(hex[Int(b & 15)])
-            default: bytes.append(b)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// `"key":` (compact) — keys are plain ASCII identifiers.
-    @inline(__always) mutating func key(_ k: StaticString) {
-        bytes.append(UInt8(ascii: "\"")); raw(k); raw("\":")
-    }
-}
-
-enum ElementJSON {
-    /// One element as compact JSON, the form used in content files and journal payloads.
-    static func write(_ element: Element, into out: inout JSONBytes) {
+/// Element JSON by the library's one writer (`LNoteFormat.ElementJSON`: compact, the form of
+/// content files and journal payloads).
+enum ElementText {
+    static func write(_ element: Element, into out: inout JSONWriter) {
         switch element {
         case .stroke(let s):
-            out.raw("{\"type\":\"stroke\",\"id\":"); out.string(s.id)
-            if let tool = s.tool { out.raw(",\"tool\":"); out.string(tool) }
-            out.raw(",\"color\":"); out.string(s.color)
-            out.raw(",\"points\":[")
-            s.points.withUnsafeBufferPointer { p in
-                for i in 0..<p.count {
-                    if i > 0 { out.byte(UInt8(ascii: ",")) }
-                    out.int(Int(p[i]))
-                }
-            }
-            out.raw("]}")
+            LNoteFormat.ElementJSON.openStroke(id: s.id, tool: s.tool, color: s.color, points: s.points, into: &out)
+            LNoteFormat.ElementJSON.close(&out)
         case .image(let im):
-            out.raw("{\"type\":\"image\",\"id\":"); out.string(im.id)
-            out.raw(",\"asset\":"); out.string(im.asset)
-            out.raw(",\"frame\":[")
-            out.int(im.frame.x); out.byte(44); out.int(im.frame.y); out.byte(44)
-            out.int(im.frame.width); out.byte(44); out.int(im.frame.height)
-            out.raw("],\"rotation\":"); out.int(im.rotation)
-            out.raw(",\"opacity\":"); out.int(im.opacity)
-            out.raw("}")
+            LNoteFormat.ElementJSON.openImage(id: im.id, asset: im.asset,
+                                              frame: (Int64(im.frame.x), Int64(im.frame.y), Int64(im.frame.width), Int64(im.frame.height)),
+                                              rotation: Int64(im.rotation), opacity: Int64(im.opacity), into: &out)
+            LNoteFormat.ElementJSON.close(&out)
         case .raw(_, let json):
             out.raw(json)
         }
     }
 
     static func bytes(_ element: Element) -> [UInt8] {
-        var out = JSONBytes(capacity: 256)
+        var out = JSONWriter()
         write(element, into: &out)
         return out.bytes
     }
 }
 
-enum Journal {
-    /// One frame: u32 LE payload length, u32 LE CRC-32 of type byte + payload, type, payload.
+/// Journal files: frames by the library's `LNoteFormat.Journal.encodeFrame`, plus the damage
+/// the features preset writes on purpose (a flipped CRC bit, a torn tail).
+enum JournalFile {
     static func frame(type: UInt8, payload: [UInt8], corruptCRC: Bool = false) -> [UInt8] {
-        var crc = crc32(0, nil, 0)
-        var typeByte = type
-        crc = crc32(crc, &typeByte, 1)
-        crc = payload.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
-        var value = UInt32(truncatingIfNeeded: crc)
-        if corruptCRC { value ^= 0x0000_0100 }  // one flipped bit: a plausible corruption
-        var out: [UInt8] = []
-        out.reserveCapacity(9 + payload.count)
-        let length = UInt32(payload.count)
-        for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: length >> (8 * UInt32(i)))) }
-        for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt32(i)))) }
-        out.append(type)
-        out.append(contentsOf: payload)
+        var out = LNoteFormat.Journal.encodeFrame(type: type, payload: payload)
+        if corruptCRC { out[5] ^= 0x01 }  // bit 8 of the little-endian CRC at bytes 4-7: a plausible corruption
         return out
     }
 
@@ -125,10 +46,10 @@ enum Journal {
         for f in frames {
             let bytes: [UInt8]
             switch f.kind {
-            case .add(let e): bytes = frame(type: 1, payload: ElementJSON.bytes(e), corruptCRC: f.corruptCRC)
-            case .replace(let e): bytes = frame(type: 2, payload: ElementJSON.bytes(e), corruptCRC: f.corruptCRC)
+            case .add(let e): bytes = frame(type: 1, payload: ElementText.bytes(e), corruptCRC: f.corruptCRC)
+            case .replace(let e): bytes = frame(type: 2, payload: ElementText.bytes(e), corruptCRC: f.corruptCRC)
             case .delete(let id): bytes = frame(type: 3, payload: Array(id.utf8), corruptCRC: f.corruptCRC)
-            case .unknownType(let t, let e): bytes = frame(type: t, payload: ElementJSON.bytes(e), corruptCRC: f.corruptCRC)
+            case .unknownType(let t, let e): bytes = frame(type: t, payload: ElementText.bytes(e), corruptCRC: f.corruptCRC)
             case .emptyPayload(let t): bytes = frame(type: t, payload: [], corruptCRC: f.corruptCRC)
             }
             if let torn = f.tornBytes {
@@ -174,16 +95,17 @@ enum PackageWriter {
         }
 
         for page in doc.pages {
-            var out = JSONBytes(capacity: 64 + page.sampleCount * 22 + page.elements.count * 120)
+            var out = JSONWriter()
+            out.bytes.reserveCapacity(64 + page.sampleCount * 22 + page.elements.count * 120)
             out.raw("{\"format\":1,\"elements\":[")
             for (i, e) in page.elements.enumerated() {
                 if i > 0 { out.raw(",\n") }  // one element per line, as the app writes
-                ElementJSON.write(e, into: &out)
+                ElementText.write(e, into: &out)
             }
             out.raw("]}\n")
             try save(out.bytes, to: root + "/pages/" + page.id + ".content")
             if let journal = page.journal {
-                try save(Journal.encode(journal), to: root + "/pages/" + page.id + ".journal")
+                try save(JournalFile.encode(journal), to: root + "/pages/" + page.id + ".journal")
                 stats.journals += 1
             }
             stats.pages += 1
@@ -200,7 +122,7 @@ enum PackageWriter {
     }
 
     static func documentJSON(_ doc: Document) -> [UInt8] {
-        var o = JSONBytes()
+        var o = JSONWriter()
         o.raw("{\n  \"format\": 1,\n  \"id\": "); o.string(doc.id)
         o.raw(",\n  \"title\": "); o.string(doc.title)
         o.raw(",\n  \"createdAt\": "); o.string(doc.createdAt)
@@ -217,7 +139,7 @@ enum PackageWriter {
             if let bg = p.background {
                 o.raw(",\n      \"background\": {")
                 var first = true
-                func sep(_ o: inout JSONBytes) { o.raw(first ? " " : ", "); first = false }
+                func sep(_ o: inout JSONWriter) { o.raw(first ? " " : ", "); first = false }
                 if let c = bg.color { sep(&o); o.raw("\"color\": "); o.string(c) }
                 if let t = bg.template { sep(&o); o.raw("\"template\": "); o.string(t) }
                 if let s = bg.spacing { sep(&o); o.raw("\"spacing\": "); o.int(s) }
@@ -231,7 +153,7 @@ enum PackageWriter {
     }
 
     static func manifestJSON(_ doc: Document) -> [UInt8] {
-        var o = JSONBytes()
+        var o = JSONWriter()
         o.raw("{\n  \"format\": 1,\n  \"id\": "); o.string(doc.id)
         o.raw(",\n  \"title\": "); o.string(doc.title)
         o.raw(",\n  \"modifiedAt\": "); o.string(doc.modifiedAt)

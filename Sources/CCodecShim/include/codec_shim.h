@@ -78,7 +78,8 @@ int lnc_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels,
 // MARK: - JPEG
 
 /// Encodes RGBA8 pixels (the 4th byte is ignored: composite first if it matters) as baseline
-/// YCbCr 4:2:0 JPEG with a JFIF APP0 giving `dots_per_inch` on both axes, and, when
+/// YCbCr 4:2:0 JPEG with a JFIF APP0 giving `dots_per_inch` on both axes (0: no unit, aspect
+/// ratio 1:1, libjpeg's default), and, when
 /// `comment` is non-NULL, one COM marker holding `comment_length` (<= 65533) bytes.
 int lnc_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t stride,
                     int quality, int dots_per_inch, const uint8_t *comment, size_t comment_length,
