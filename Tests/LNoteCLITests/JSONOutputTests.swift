@@ -98,6 +98,31 @@ final class JSONOutputTests: XCTestCase {
         XCTAssertEqual(errors(json).first?["file"] as? String, dir + "/bad.lnote/document.json")
     }
 
+    /// A page's failure names its page, as `check --json` and `export --json` do: its number and
+    /// its id as written, beside the file that failed.
+    func testThumbnailsJSONNamesTheFailedPage() throws {
+        let doc = try Repo.copySample(to: dir)
+        let secondID = "18F11DB2-B3C4-483E-9431-7067815DC72E"
+        try Data("{\"format\":1,\"elements\":[{]}".utf8).write(to: URL(fileURLWithPath: doc + "/pages/\(secondID).content"))
+        let run = CLIRun(["thumbnails", "--json", doc])
+        XCTAssertEqual(run.status, ExitStatus.failure)
+        let json = try document(run)
+        let error = try XCTUnwrap(errors(json).first)
+        XCTAssertEqual(errors(json).count, 1, "\(errors(json))")
+        XCTAssertEqual(error["page"] as? Int, 2)
+        XCTAssertEqual(error["id"] as? String, secondID)
+        XCTAssertEqual(error["code"] as? String, "json")
+        XCTAssertEqual(error["file"] as? String, "\(doc)/pages/\(secondID).content")
+        // check names the same page the same way.
+        let check = try document(CLIRun(["check", "--json", doc]))
+        let found = try XCTUnwrap(errors(check).first { $0["code"] as? String == "json" }, "\(errors(check))")
+        XCTAssertEqual(found["page"] as? Int, 2)
+        XCTAssertEqual(found["id"] as? String, secondID)
+        // And the text line says it too.
+        let text = CLIRun(["thumbnails", doc])
+        XCTAssertTrue(text.err.contains("page 2: \(doc)/pages/\(secondID).content"), text.err)
+    }
+
     func testCheckGCCompactAndDiffJSON() throws {
         let doc = try Repo.copySample(to: dir)
         let check = try document(CLIRun(["check", "--json", doc]))

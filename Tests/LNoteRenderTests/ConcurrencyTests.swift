@@ -85,8 +85,11 @@ final class ConcurrencyTests: XCTestCase {
         XCTAssertEqual(withFour, withOne)
         XCTAssertEqual(withFour.keys.filter { $0.hasSuffix(".jpg") }.count, 15)
         XCTAssertEqual(four.reduce(0) { $0 + $1.failed }, 1)
-        XCTAssertEqual(four.flatMap(\.failures).map(\.code), [.symlink])
-        XCTAssertTrue(four.flatMap(\.failures).contains { $0.message.contains("a symbolic link is never followed") }, "\(four.flatMap(\.failures))")
+        XCTAssertEqual(four.flatMap(\.failures).map(\.error.code), [.symlink])
+        XCTAssertTrue(four.flatMap(\.failures).contains { $0.error.message.contains("a symbolic link is never followed") }, "\(four.flatMap(\.failures))")
+        // The failure names its page: the hostile document's second.
+        XCTAssertEqual(four.flatMap(\.failures).map(\.page), [2])
+        XCTAssertEqual(four.flatMap(\.failures).map(\.pageID), ["C0A80101-0000-4000-8000-000000003001"])
         XCTAssertEqual(snapshotTree(w.sibling), sibling)
         // Nothing changed since: a third run renders nothing and writes nothing (but, at most,
         // the stat index: stamps that had not settled in the run before are recorded now).
@@ -115,7 +118,7 @@ final class ConcurrencyTests: XCTestCase {
         let results = ResultSlots<(failed: Int, failures: [LNoteError])>(count: 4, initial: (-1, []))
         DispatchQueue.concurrentPerform(iterations: 4) { i in
             let reports = regenerator.regenerate(packages: [packages[i], packages[(i + 1) % 4]])
-            results[i] = (reports.reduce(0) { $0 + $1.failed }, reports.flatMap(\.failures))
+            results[i] = (reports.reduce(0) { $0 + $1.failed }, reports.flatMap(\.failures).map(\.error))
         }
         for i in 0..<4 {
             let (failed, failures) = results[i]

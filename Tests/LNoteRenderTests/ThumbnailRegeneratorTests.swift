@@ -220,6 +220,8 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         XCTAssertEqual(report[0].rendered, 2)
         XCTAssertEqual(report[0].failed, 1)
         XCTAssertTrue(report[0].failures[0].description.contains("pages/\(pkg.pageIDs[1]).content"), "\(report[0].failures[0])")
+        XCTAssertEqual(report[0].failures[0].page, 2, "the failure names its page")
+        XCTAssertEqual(report[0].failures[0].pageID, pkg.pageIDs[1])
         XCTAssertFalse(report[0].succeeded)
     }
 
