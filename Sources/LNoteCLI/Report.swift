@@ -34,10 +34,9 @@ struct Problem: Sendable, Equatable {
     }
 
     /// A library error of the package the user named `packagePath` (nil: a file they named).
-    /// `page` and `id`: the page it is a failure of (its number and id as written), if it is one.
-    init(_ error: LNoteError, package packagePath: String?, page: Int? = nil, id: String? = nil, severity: Severity = .error) {
+    init(_ error: LNoteError, package packagePath: String?, page: Int? = nil, severity: Severity = .error) {
         self.init(severity, code: error.code, kind: error.kind,
-                  file: Self.shownPath(error.file, package: packagePath), page: page, id: id, message: error.message)
+                  file: Self.shownPath(error.file, package: packagePath), page: page, message: error.message)
     }
 
     /// A diagnostic of a page (or of document.json) of the package the user named `packagePath`.
