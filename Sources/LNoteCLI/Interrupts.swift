@@ -2,10 +2,11 @@ import Dispatch
 import Foundation
 import LNoteFormat
 
-/// Ctrl-C (SIGINT) or SIGTERM during a command that writes files through `AtomicFileStream`
-/// (a PDF export holds one open for the whole export): the temporary files of the streams not
-/// yet committed are removed, then the signal ends the process as it would have. Without this
-/// an interrupted PDF export left its `.NAME.pdf.tmp-*`, which nothing removes.
+/// Ctrl-C (SIGINT) or SIGTERM during a command that builds files under temporary names (a PDF
+/// export's `AtomicFileStream`, a migration's database, a restore's packages): whatever is
+/// still registered in `PendingTemporaries` is removed, then the signal ends the process as it
+/// would have. Without this an interrupted PDF export left its `.NAME.pdf.tmp-*`, a migration
+/// its `.OUT.sqlite.tmp-*`, a restore its `.NAME.lnote.tmp-*` directory.
 enum InterruptCleanup {
     private static let installed = Installed()
 
@@ -25,7 +26,7 @@ enum InterruptCleanup {
             if unsafeBitCast(previous, to: UnsafeRawPointer?.self) == unsafeBitCast(SIG_IGN, to: UnsafeRawPointer?.self) { continue }
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
-                AtomicFileStream.removePendingTemporaryFiles()
+                PendingTemporaries.removeAll()
                 // Ended by the signal, as without the handler: its default action, delivered to
                 // this thread (libdispatch keeps signals of its sources blocked in its threads).
                 signal(sig, SIG_DFL)

@@ -45,7 +45,9 @@ enum GCCommand {
         discussion: """
             Assets are deleted only when every page could be read in full (no failed page, no invalid element,
             no discarded journal frame), since such a page might show them. Temporary files of source files are
-            deleted only once they are 10 minutes old, in case the app is writing right now.
+            deleted only once they are \(Int(LNotePackage.sourceTemporaryFileGraceSeconds) / 60) minutes old, in case the app is writing right
+            now; those of thumbnails and manifest.json once they are \(Int(LNotePackage.derivedTemporaryFileGraceSeconds)) seconds old, in case
+            another run is regenerating the package.
             """,
         positionals: [PositionalSpec("PATH", help: "Packages, or directories holding packages.", variadic: true)],
         options: [dryRun.spec] + ReportOptions.options,

@@ -39,6 +39,8 @@ enum MigrateCommand {
             return reporter.finish(ExitStatus.failure, [("database", .string(target)), mode, ("verified", .bool(false)),
                                                        ("installed", .bool(false))])
         }
+        // Ctrl-C removes the temporary database (and its -wal, -shm) being built.
+        if !verifyOnly { InterruptCleanup.install() }
         let report: MigrationReport
         do throws(LNoteError) {
             report = verifyOnly ? try Migration.verify(packages, database: target)
@@ -78,6 +80,8 @@ enum RestoreCommand {
         guard let out = try args.value(Self.out), !out.isEmpty else { throw UsageError("--out DIR is required") }
         let database = args.positionals[0]
         let reporter = Reporter(args, console: console)
+        // Ctrl-C removes the package being built under its temporary name.
+        InterruptCleanup.install()
         let report: RestoreReport
         do throws(LNoteError) {
             report = try Restore.restore(database: database, to: out)

@@ -93,7 +93,8 @@ enum ThumbnailsCommand {
                      removed: reports.reduce(0) { $0 + $1.removed }, failed: reports.reduce(unfound) { $0 + failedCount($1) })
         let failedDocuments = reports.filter { !$0.succeeded }.count + unfound
         for r in reports {
-            for e in r.failures { reporter.report(Problem(e, package: r.path)) }
+            // A page's failure names its page by number, as export's do (its text line too).
+            for f in r.failures { reporter.report(Problem(f.error, package: r.path, page: f.page)) }
             if quiet { continue }
             let name = r.title.map { "\($0) (\(r.path))" } ?? r.path
             reporter.line("\(name): \(r.rendered) rendered, \(r.upToDate) up to date, \(r.removed) removed, \(failedCount(r)) failed; manifest \(r.manifest.rawValue)")

@@ -137,6 +137,8 @@ public final class AtomicFileStream {
     private let name: String, tmp: String, shown: String
     private let mode: mode_t
     private var finished = false
+    /// Its temporary file, until it is committed or abandoned (`PendingTemporaries`).
+    private var pending: PendingTemporaries.Token?
     /// Bytes appended so far.
     public private(set) var count = 0
 
@@ -161,27 +163,9 @@ public final class AtomicFileStream {
             close(dfd)
             throw LNoteError(.io, file: shown, code: .write, message: "cannot create a temporary file: \(FileIO.errnoText(code))")
         }
-        Self.pending.add(ObjectIdentifier(self), directory: dfd, name: tmp)
-    }
-
-    /// The temporary files of streams neither committed nor abandoned yet.
-    private static let pending = PendingFiles()
-
-    /// Removes the temporary file of every stream not yet committed: for a process that is
-    /// being interrupted (SIGINT, SIGTERM), whose streams will never be committed, so that it
-    /// leaves no `.<name>.tmp-*` behind. Safe to call from any thread.
-    public static func removePendingTemporaryFiles() { pending.removeAll() }
-
-    private final class PendingFiles: @unchecked Sendable {
-        private var files: [ObjectIdentifier: (directory: Int32, name: String)] = [:]
-        private let lock = NSLock()
-        func add(_ id: ObjectIdentifier, directory: Int32, name: String) { lock.lock(); files[id] = (directory, name); lock.unlock() }
-        func remove(_ id: ObjectIdentifier) { lock.lock(); files[id] = nil; lock.unlock() }
-        func removeAll() {
-            lock.lock(); defer { lock.unlock() }
-            for file in files.values { unlinkat(file.directory, file.name, 0) }
-            files = [:]
-        }
+        // Removed by an interrupt (SIGINT, SIGTERM) before it is committed. The directory
+        // descriptor stays open until the stream is unregistered, so the removal finds it.
+        pending = PendingTemporaries.register { [dfd, tmp] in _ = unlinkat(dfd, tmp, 0) }
     }
 
     deinit {
@@ -210,7 +194,7 @@ public final class AtomicFileStream {
         guard fsync(fd) == 0 else { throw fail("fsync failed", errno) }
         guard renameat(dfd, tmp, dfd, name) == 0 else { throw fail("rename failed", errno) }
         finished = true
-        Self.pending.remove(ObjectIdentifier(self))
+        if let pending { PendingTemporaries.unregister(pending) }
         close(fd)
         _ = fsync(dfd)
     }
@@ -219,7 +203,7 @@ public final class AtomicFileStream {
     public func abandon() {
         guard !finished else { return }
         finished = true
-        Self.pending.remove(ObjectIdentifier(self))
+        if let pending { PendingTemporaries.unregister(pending) }
         close(fd)
         unlinkat(dfd, tmp, 0)
     }

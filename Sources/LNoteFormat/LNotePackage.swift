@@ -93,6 +93,17 @@ public struct LNotePackage: Sendable {
     /// since their last change); see `removableTemporaryFiles`.
     public static let sourceTemporaryFileGraceSeconds: Double = 600
 
+    /// Temporary files of derived files (thumbnails/, manifest.json) are deleted only once they
+    /// are this old (seconds since their last change): another regeneration of the same package
+    /// (a second `thumbnails`, a `watch`, a shard on another machine) may be writing one right
+    /// now, and deleting it would fail that run's rename. A temporary file lives for one write:
+    /// its mtime moves with each write(2), so what it must outlast is the time from its last
+    /// write to its rename (an fsync, a close: milliseconds on a local disk, up to seconds on a
+    /// busy NFS server) plus the skew between this machine's clock and the one that stamped the
+    /// mtime (an NFS server's). A minute covers both many times over, while a killed run's
+    /// leftover is still gone by the first run a minute later.
+    public static let derivedTemporaryFileGraceSeconds: Double = 60
+
     /// Seconds since the regular file `relative` was last modified, read through its directory
     /// as every access here is; nil when it is not a regular file or cannot be examined.
     func age(ofFile relative: String, now: Double = Date().timeIntervalSince1970) -> Double? {
@@ -387,8 +398,9 @@ public struct LNotePackage: Sendable {
 
     /// The stray temporary files that may be deleted now (by `gc`, the regenerator's clean-up and
     /// compaction alike): only regular files (a link or a directory with such a name is not one
-    /// of ours); those of our own derived files (thumbnails/, manifest.json), which have no other
-    /// writer, at once; those of source files only once `sourceTemporaryFileGraceSeconds` old.
+    /// of ours); those of derived files (thumbnails/, manifest.json) once
+    /// `derivedTemporaryFileGraceSeconds` old (overlapping regenerations write them), those of
+    /// source files only once `sourceTemporaryFileGraceSeconds` old (the app writes them).
     public func removableTemporaryFiles(now: Double = Date().timeIntervalSince1970) -> [String] {
         removable(strayTemporaryFiles(), now: now)
     }
@@ -398,10 +410,8 @@ public struct LNotePackage: Sendable {
         files.filter { relative in
             guard let age = age(ofFile: relative, now: now) else { return false }
             let name = AtomicFile.split(relative).name
-            if relative.hasPrefix(LNotePackage.thumbnailsDirectory + "/") || name.hasPrefix(".\(Manifest.fileName).tmp-") {
-                return true
-            }
-            return age >= LNotePackage.sourceTemporaryFileGraceSeconds
+            let derived = relative.hasPrefix(LNotePackage.thumbnailsDirectory + "/") || name.hasPrefix(".\(Manifest.fileName).tmp-")
+            return age >= (derived ? LNotePackage.derivedTemporaryFileGraceSeconds : LNotePackage.sourceTemporaryFileGraceSeconds)
         }
     }
 

@@ -183,7 +183,7 @@ extension ThumbnailRegenerator {
     public func regenerate(paths: [String], shard: Shard) -> (reports: [DocumentRegeneration], share: ShardShare) {
         let found = LibraryScan.keyedPackages(in: paths)
         let share = Self.share(of: shard, in: found.packages)
-        var reports = found.errors.map { DocumentRegeneration(path: $0.path, failures: [$0.error]) }
+        var reports = found.errors.map { DocumentRegeneration(path: $0.path, failures: [.init($0.error)]) }
         reports += regenerate(packages: share.documents.map(\.path))
         return (reports, share)
     }

@@ -46,7 +46,7 @@ extension ThumbnailRegenerator {
             index.packageDirectory = report.manifest == .written ? nil : settled(plan.packageDirectory)
             try writeStatIndex(plan, index: index, records: records)
         } catch {
-            report.failures.append(error)
+            report.failures.append(.init(error))
         }
     }
 

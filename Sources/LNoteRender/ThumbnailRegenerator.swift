@@ -40,7 +40,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
     /// them). Pages of all documents share one pool of `policy.jobs` workers.
     public func regenerate(paths: [String]) -> [DocumentRegeneration] {
         let found = LibraryScan.packages(in: paths)
-        var reports = found.errors.map { DocumentRegeneration(path: $0.path, failures: [$0.error]) }
+        var reports = found.errors.map { DocumentRegeneration(path: $0.path, failures: [.init($0.error)]) }
         reports += regenerate(packages: found.packages)
         return reports
     }
@@ -70,7 +70,7 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
                 plans.append(DocumentPlan(package: package, reportIndex: reports.count, startedNs: startedNs,
                                           packageDirectory: top.directory, document: top.entries[0], manifest: top.entries[1]))
             } catch {
-                report.failures.append(error)
+                report.failures.append(.init(error))
             }
             reports.append(report)
         }
@@ -97,12 +97,14 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
 
         for (d, plan) in plans.enumerated() {
             let r = plan.reportIndex
-            for result in results[d] {
+            let numbers = plan.package.pages.indices.filter { plan.package.pages[$0].entry != nil }.map { $0 + 1 }
+            for (p, result) in results[d].enumerated() {
                 switch result!.outcome {
                 case .rendered: reports[r].rendered += 1
                 case .upToDate: reports[r].upToDate += 1
                 case .failed(let error):
-                    reports[r].failed += 1; reports[r].failures.append(error)
+                    reports[r].failed += 1
+                    reports[r].failures.append(.init(error, page: numbers[p], pageID: plan.pageEntries[p].id.original))
                 }
                 if result!.trustedByStat { reports[r].trustedByStat += 1 }
             }
@@ -110,9 +112,9 @@ public final class ThumbnailRegenerator: @unchecked Sendable {
         for (d, plan) in plans.enumerated() {
             // A page whose entry in document.json is invalid fails like any other page: it has
             // no thumbnail, and the run must not report the document as fine.
-            for case .invalid(_, _, let error) in plan.package.pages {
+            for case .invalid(let index, let rawID, let error) in plan.package.pages {
                 reports[plan.reportIndex].failed += 1
-                reports[plan.reportIndex].failures.append(error)
+                reports[plan.reportIndex].failures.append(.init(error, page: index + 1, pageID: rawID))
             }
             finish(plan, records: results[d].map { $0!.record }, report: &reports[plan.reportIndex])
         }

@@ -93,7 +93,12 @@ public enum Migration {
         let temp = (dir.isEmpty ? "" : dir + "/") + AtomicFile.temporaryName(for: name)
         var report = MigrationReport(target: target)
         var done = false
-        defer { if !done { removeDatabaseFiles(temp) } }
+        // Removed by an interrupt too (SIGINT, SIGTERM), not only by an error.
+        let pending = PendingTemporaries.register { removeDatabaseFiles(temp) }
+        defer {
+            PendingTemporaries.unregister(pending)
+            if !done { removeDatabaseFiles(temp) }
+        }
 
         let db = try SQLiteDatabase(path: temp, mode: .create)
         // synchronous=OFF: nothing of the temporary database needs to survive a crash (it is

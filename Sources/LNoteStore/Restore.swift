@@ -99,7 +99,12 @@ public enum Restore {
             throw LNoteError(.io, file: temp, code: .write, message: "cannot create: \(String(cString: strerror(errno)))")
         }
         var done = false
-        defer { if !done { removeTree(temp) } }
+        // Removed by an interrupt too (SIGINT, SIGTERM), not only by an error.
+        let pending = PendingTemporaries.register { PendingTemporaries.removeTree(temp) }
+        defer {
+            PendingTemporaries.unregister(pending)
+            if !done { PendingTemporaries.removeTree(temp) }
+        }
         for dir in [LNotePackage.pagesDirectory, LNotePackage.assetsDirectory] {
             guard mkdir(temp + "/" + dir, 0o755) == 0 else {
                 throw LNoteError(.io, file: temp + "/" + dir, code: .write, message: "cannot create: \(String(cString: strerror(errno)))")
@@ -168,12 +173,4 @@ public enum Restore {
         return w.bytes
     }
 
-    /// Removes a directory this restore created: its files, its subdirectories' files, itself.
-    static func removeTree(_ path: String) {
-        for entry in FileIO.listDirectory(atPath: path) {
-            let full = path + "/" + entry
-            if FileIO.kind(atPath: full) == .directory { removeTree(full) } else { unlink(full) }
-        }
-        rmdir(path)
-    }
 }

@@ -69,6 +69,33 @@ func builtProduct(_ name: String) throws -> String {
     return path
 }
 
+/// Ctrl-C in the middle of a write: starts `lnote-render arguments`, waits until a temporary
+/// file (or directory) shows in `directory`, lets it work a moment longer, sends SIGINT and waits
+/// for the end. Returns the temporary names left in `directory` (an interrupted command must
+/// leave none); skips when the command ended before it could be interrupted.
+func interruptedWhileWriting(_ arguments: [String], temporariesIn directory: String,
+                             file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: try builtProduct("lnote-render"))
+    p.arguments = arguments
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+    func temporaries() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter(AtomicFile.isTemporaryFileName).sorted()
+    }
+    let deadline = Date().addingTimeInterval(60)
+    while temporaries().isEmpty && p.isRunning && Date() < deadline { usleep(5_000) }
+    guard p.isRunning, !temporaries().isEmpty else { throw XCTSkip("\(arguments[0]) ended before it could be interrupted") }
+    usleep(50_000)
+    kill(p.processIdentifier, SIGINT)
+    p.waitUntilExit()
+    XCTAssertEqual(p.terminationReason, .uncaughtSignal, "ended by the signal, as without the handler", file: file, line: line)
+    XCTAssertEqual(p.terminationStatus, SIGINT, file: file, line: line)
+    return temporaries()
+}
+
 // MARK: - The real executable, with an address-space limit
 
 /// What a child process did: exit status (or 128 + signal), output, peak RSS, wall time.

@@ -160,25 +160,8 @@ final class ExportPathTests: XCTestCase {
         XCTAssertEqual(gen.terminationStatus, 0)
         let doc = try XCTUnwrap(try FileManager.default.subpathsOfDirectory(atPath: dir + "/gen").first { $0.hasSuffix(".lnote") })
         try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try builtProduct("lnote-render"))
-        p.arguments = ["export", dir + "/gen/" + doc, "-q", "-o", dir + "/out/notes.pdf"]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-        func temporaryFiles() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: dir + "/out")) ?? []).filter(AtomicFile.isTemporaryFileName)
-        }
-        let deadline = Date().addingTimeInterval(60)
-        while temporaryFiles().isEmpty && p.isRunning && Date() < deadline { usleep(5_000) }
-        guard p.isRunning, !temporaryFiles().isEmpty else { throw XCTSkip("the export ended before it could be interrupted") }
-        usleep(50_000)
-        kill(p.processIdentifier, SIGINT)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationReason, .uncaughtSignal)
-        XCTAssertEqual(p.terminationStatus, SIGINT)
-        XCTAssertEqual(temporaryFiles(), [], "an interrupted PDF export left its temporary file")
+        let left = try interruptedWhileWriting(["export", dir + "/gen/" + doc, "-q", "-o", dir + "/out/notes.pdf"], temporariesIn: dir + "/out")
+        XCTAssertEqual(left, [], "an interrupted PDF export left its temporary file")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/out/notes.pdf"))
     }
 

@@ -214,8 +214,10 @@ final class HostileThumbnailTests: XCTestCase {
         try w.link(".manifest.json.tmp-2", to: w.sibling + "/manifest.json")
         try FileManager.default.createDirectory(atPath: w.package + "/thumbnails/.x.jpg.tmp-3", withIntermediateDirectories: false)
         try w.put("thumbnails/.x.jpg.tmp-3/inside", "keep")
-        // A real stray temporary file of a derived file goes.
+        // A real stray temporary file of a derived file goes (once old enough not to be another run's).
         try w.put("thumbnails/.\(IDs.p2).jpg.tmp-4", "partial")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -LNotePackage.derivedTemporaryFileGraceSeconds - 5)],
+                                              ofItemAtPath: w.package + "/thumbnails/.\(IDs.p2).jpg.tmp-4")
         let o = runAll(w, allow: Allowances(gcDeletes: ["thumbnails/.\(IDs.p2).jpg.tmp-4"]))
         XCTAssertEqual(o.thumbnails.status, ExitStatus.success, o.thumbnails.all)
         XCTAssertEqual(o.gc.status, ExitStatus.success, o.gc.all)

@@ -98,6 +98,31 @@ final class JSONOutputTests: XCTestCase {
         XCTAssertEqual(errors(json).first?["file"] as? String, dir + "/bad.lnote/document.json")
     }
 
+    /// A page's failure names its page by number, as `export --json` and `check --json` do, beside
+    /// the file that failed (which names the page's id).
+    func testThumbnailsJSONNamesTheFailedPage() throws {
+        let doc = try Repo.copySample(to: dir)
+        let secondID = "18F11DB2-B3C4-483E-9431-7067815DC72E"
+        try Data("{\"format\":1,\"elements\":[{]}".utf8).write(to: URL(fileURLWithPath: doc + "/pages/\(secondID).content"))
+        let run = CLIRun(["thumbnails", "--json", doc])
+        XCTAssertEqual(run.status, ExitStatus.failure)
+        let json = try document(run)
+        let error = try XCTUnwrap(errors(json).first)
+        XCTAssertEqual(errors(json).count, 1, "\(errors(json))")
+        XCTAssertEqual(error["page"] as? Int, 2)
+        XCTAssertEqual(error["code"] as? String, "json")
+        XCTAssertEqual(error["file"] as? String, "\(doc)/pages/\(secondID).content")
+        // export and check name the same page the same way.
+        let export = try document(CLIRun(["export", "--json", doc, "--scale", "0.1", "-o", dir + "/out"]))
+        XCTAssertEqual(errors(export).map { $0["page"] as? Int }, [2])
+        let check = try document(CLIRun(["check", "--json", doc]))
+        let found = try XCTUnwrap(errors(check).first { $0["code"] as? String == "json" }, "\(errors(check))")
+        XCTAssertEqual(found["page"] as? Int, 2)
+        // And the text line says it too, as export's does.
+        let text = CLIRun(["thumbnails", doc])
+        XCTAssertTrue(text.err.contains("error: page 2: \(doc)/pages/\(secondID).content: [json] "), text.err)
+    }
+
     func testCheckGCCompactAndDiffJSON() throws {
         let doc = try Repo.copySample(to: dir)
         let check = try document(CLIRun(["check", "--json", doc]))

@@ -75,7 +75,11 @@ final class MaintenanceCommandTests: XCTestCase {
         let orphanThumb = doc + "/thumbnails/11111111-2222-4333-8444-555555555555.jpg"
         let tmp = doc + "/thumbnails/.abc.jpg.tmp-9"
         let unrelated = doc + "/notes.txt"
-        for f in [orphanAsset, orphanThumb, tmp, unrelated] { XCTAssertTrue(fm.createFile(atPath: f, contents: Data([1, 2, 3]))) }
+        // A temporary file of a thumbnail left by a killed run (old enough), and one another run is
+        // writing right now (young), which gc must leave to it.
+        let young = doc + "/thumbnails/.def.jpg.tmp-1"
+        for f in [orphanAsset, orphanThumb, tmp, unrelated, young] { XCTAssertTrue(fm.createFile(atPath: f, contents: Data([1, 2, 3]))) }
+        try fm.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -LNotePackage.derivedTemporaryFileGraceSeconds - 5)], ofItemAtPath: tmp)
         let before = try fm.subpathsOfDirectory(atPath: doc).sorted()
 
         var run = CLIRun(["gc", doc, "--dry-run"])
@@ -89,6 +93,7 @@ final class MaintenanceCommandTests: XCTestCase {
         XCTAssertFalse(fm.fileExists(atPath: orphanThumb))
         XCTAssertFalse(fm.fileExists(atPath: tmp))
         XCTAssertTrue(fm.fileExists(atPath: unrelated), "gc deletes nothing else")
+        XCTAssertTrue(fm.fileExists(atPath: young), "a young temporary file may be another run's write in progress")
         XCTAssertEqual(try fm.subpathsOfDirectory(atPath: doc).count, before.count - 3)
         XCTAssertEqual(CLIRun(["check", doc]).status, 0)
     }

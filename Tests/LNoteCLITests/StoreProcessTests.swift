@@ -46,6 +46,29 @@ extension ProcessTests {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).sorted(), ["library", "out.sqlite"])
     }
 
+    /// Ctrl-C during a migration removes the temporary database (and its -wal and -shm), during
+    /// a restore the package it is building; the process ends by the signal, as export's does.
+    func testInterruptedMigrateAndRestoreLeaveNoTemporaryFiles() throws {
+        let (status, out) = try runToEnd("lnote-gen", ["doc200", "--out", dir + "/gen", "--pages", "200"])
+        XCTAssertEqual(status, 0, out)
+        let target = dir + "/out.sqlite"
+        var left = try interruptedWhileWriting(["migrate", dir + "/gen", "--to", target], temporariesIn: dir)
+        XCTAssertEqual(left, [], "an interrupted migration left its temporary database")
+        XCTAssertEqual(FileIO.kind(atPath: target), .missing, "nothing was installed")
+        // Over an existing database: the old one stays, whole.
+        let (migrated, migration) = try runToEnd("lnote-render", ["migrate", dir + "/gen", "--to", target])
+        XCTAssertEqual(migrated, 0, migration)
+        left = try interruptedWhileWriting(["migrate", dir + "/gen", "--to", target], temporariesIn: dir)
+        XCTAssertEqual(left, [], "an interrupted migration left its temporary database")
+        let (verified, verification) = try runToEnd("lnote-render", ["migrate", dir + "/gen", "--to", target, "--verify"])
+        XCTAssertEqual(verified, 0, verification)
+
+        let restored = dir + "/restored"
+        left = try interruptedWhileWriting(["restore", target, "--out", restored], temporariesIn: restored)
+        XCTAssertEqual(left, [], "an interrupted restore left the package it was building")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: restored), [], "the one package was not complete")
+    }
+
     func testReadersDuringMigrationsAlwaysSeeAWholeDatabase() throws {
         let library = try generateLibrary()
         let target = dir + "/live.sqlite"

@@ -311,6 +311,31 @@ final class PackageTests: XCTestCase {
         XCTAssertEqual(pkg.strayTemporaryFiles().count, 2)
     }
 
+    /// A temporary file of a derived file may be another regeneration's write in progress: it is
+    /// removable only once `derivedTemporaryFileGraceSeconds` old (a source file's only once
+    /// `sourceTemporaryFileGraceSeconds` old), judged at the `now` given.
+    func testYoungTemporaryFilesOfDerivedFilesAreKeptAndOldOnesRemovable() throws {
+        let url = try makeStandardPackage()
+        let thumbnail = "thumbnails/.\(IDs.p1).jpg.tmp-run2", index = "thumbnails/..lnote-render-index.tmp-run2"
+        let manifest = ".manifest.json.tmp-run2", source = "pages/.\(IDs.p1).content.tmp-app"
+        let written = Date(timeIntervalSince1970: 1_700_000_000)
+        for file in [thumbnail, index, manifest, source] {
+            try Data([1]).write(to: url.appendingPathComponent(file))
+            try fm.setAttributes([.modificationDate: written], ofItemAtPath: url.appendingPathComponent(file).path)
+        }
+        let pkg = try LNotePackage.open(at: url)
+        let derived = LNotePackage.derivedTemporaryFileGraceSeconds, sourceGrace = LNotePackage.sourceTemporaryFileGraceSeconds
+        XCTAssertEqual(derived, 60)
+        XCTAssertLessThan(derived, sourceGrace)
+        let at = { (seconds: Double) in Set(pkg.removableTemporaryFiles(now: written.timeIntervalSince1970 + seconds)) }
+        XCTAssertEqual(at(0), [], "just written: another run's write in progress")
+        XCTAssertEqual(at(derived - 1), [])
+        XCTAssertEqual(at(derived + 1), [thumbnail, index, manifest], "old enough: left by a killed run")
+        XCTAssertEqual(at(sourceGrace - 1), [thumbnail, index, manifest])
+        XCTAssertEqual(at(sourceGrace + 1), [thumbnail, index, manifest, source])
+        XCTAssertEqual(pkg.removable([thumbnail, source], now: written.timeIntervalSince1970 + derived + 1), [thumbnail])
+    }
+
     func testWriteAndDeletePathsAreRestricted() throws {
         let pkg = try LNotePackage.open(at: makeStandardPackage())
         for bad in ["../x", "/etc/x", "pages/../x", "pages/a/b", "other/x", "pages/", "pages/..", "a\u{0}b", ""] {

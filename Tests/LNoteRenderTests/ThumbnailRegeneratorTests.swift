@@ -26,6 +26,13 @@ final class ThumbnailRegeneratorTests: XCTestCase {
     /// stamps of files written so far count as settled.
     func settle() { usleep(120_000) }
 
+    /// Makes a temporary file of ours look left by a killed run: older than the clean-up's grace
+    /// (a younger one may be another run's write in progress).
+    func backdate(_ path: String) throws {
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -LNotePackage.derivedTemporaryFileGraceSeconds - 5)],
+                                              ofItemAtPath: path)
+    }
+
     /// Regenerates until the stat index vouches for every page: the first run renders, the
     /// second (after the files settled) reads, hashes and records their stamps.
     func regenerateUntilTrusted(_ pkg: PackageBuilder, pages: Int = 3) throws {
@@ -190,12 +197,17 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         try pkg.writeDocument(pageIDs: Array(pkg.pageIDs.prefix(2)))
         let strayThumb = pkg.path + "/thumbnails/.\(pkg.pageIDs[0]).jpg.tmp-crash"
         XCTAssertTrue(FileManager.default.createFile(atPath: strayThumb, contents: Data([1, 2, 3])))
+        try backdate(strayThumb)
+        // Another run's thumbnail write in progress: young, so left to it.
+        let otherRunsThumb = pkg.path + "/thumbnails/.\(pkg.pageIDs[1]).jpg.tmp-other-run"
+        XCTAssertTrue(FileManager.default.createFile(atPath: otherRunsThumb, contents: Data([1, 2, 3])))
         let freshSourceTemp = pkg.path + "/pages/.\(pkg.pageIDs[0]).content.tmp-app-writing"
         XCTAssertTrue(FileManager.default.createFile(atPath: freshSourceTemp, contents: Data([1])))
         let report = regenerator().regenerate(paths: [dir])
         XCTAssertEqual(report[0].removed, 2)
         XCTAssertFalse(FileManager.default.fileExists(atPath: pkg.thumbnailPath(2)))
         XCTAssertFalse(FileManager.default.fileExists(atPath: strayThumb))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: otherRunsThumb), "a young thumbnail temp file may be another run's write")
         XCTAssertTrue(FileManager.default.fileExists(atPath: freshSourceTemp), "a fresh source temp file may be a live write")
         let manifest = try Manifest.parse([UInt8](FileManager.default.contents(atPath: pkg.path + "/manifest.json")!))
         XCTAssertEqual(manifest.pageCount, 2)
@@ -208,6 +220,8 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         XCTAssertEqual(report[0].rendered, 2)
         XCTAssertEqual(report[0].failed, 1)
         XCTAssertTrue(report[0].failures[0].description.contains("pages/\(pkg.pageIDs[1]).content"), "\(report[0].failures[0])")
+        XCTAssertEqual(report[0].failures[0].page, 2, "the failure names its page")
+        XCTAssertEqual(report[0].failures[0].pageID, pkg.pageIDs[1])
         XCTAssertFalse(report[0].succeeded)
     }
 
@@ -401,6 +415,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         utimensat(AT_FDCWD, stale, &times, 0)
         let ours = pkg.path + "/thumbnails/.\(pkg.pageIDs[1]).jpg.tmp-crashed"
         XCTAssertTrue(FileManager.default.createFile(atPath: ours, contents: Data([1])))
+        try backdate(ours)
         let report = regenerator().regenerate(paths: [dir])[0]
         XCTAssertEqual(report.removed, 2)
         XCTAssertEqual(report.trustedByStat, 3)
@@ -454,6 +469,7 @@ final class ThumbnailRegeneratorTests: XCTestCase {
         // A temporary file of ours, left by a killed run.
         let stray = pkg.path + "/thumbnails/.\(pkg.pageIDs[1]).jpg.tmp-killed"
         XCTAssertTrue(files.createFile(atPath: stray, contents: Data([1])))
+        try backdate(stray)
         XCTAssertNil(regenerator().trustedDocuments([pkg.path])[0], "a temporary file in thumbnails/")
         XCTAssertEqual(regenerator().regenerate(paths: [dir])[0].removed, 1)
         try trustAgain()
