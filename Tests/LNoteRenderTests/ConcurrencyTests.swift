@@ -18,17 +18,13 @@ final class ConcurrencyTests: XCTestCase {
         let docIDs = ["11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222",
                       "33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"]
         for (d, doc) in docIDs.enumerated() {
-            let pkg = library + "/" + doc + ".lnote"
+            let builder = try PackageBuilder(in: library, documentID: doc, directories: ["pages", "assets"])
+            let pkg = builder.path
             packages.append(pkg)
             let pages = (0..<4).map { p in (String(format: "C0A80101-0000-4000-8000-0000000%02d%03d", d, p), 1000 + 100 * p, 800) }
-            func put(_ rel: String, _ bytes: [UInt8]) throws {
-                let path = pkg + "/" + rel
-                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try Data(bytes).write(to: URL(fileURLWithPath: path))
-            }
-            try put("document.json", Array(HostileWorld.documentJSON(pages).utf8))
-            try put("assets/\(IDs.asset).png", HostileImages.pngFile(width: 40, height: 30))
-            try put("assets/\(IDs.asset2).jpg", d == 3 ? HostileImages.jpegBomb(width: 65000, height: 65000) : HostileImages.smallJPEG)
+            try builder.write("document.json", Array(HostileWorld.documentJSON(pages).utf8))
+            try builder.write("assets/\(IDs.asset).png", HostileImages.pngFile(width: 40, height: 30))
+            try builder.write("assets/\(IDs.asset2).jpg", d == 3 ? HostileImages.jpegBomb(width: 65000, height: 65000) : HostileImages.smallJPEG)
             for (p, page) in pages.enumerated() {
                 var elements = (0..<20).map { i in
                     HostileWorld.stroke("S\(i)", points: "\(i * 40),\(i * 30),\(5 + i),\(i * 40),0, \(900 - i * 30),\(700 - i * 20),\(25 - i),900,8",
@@ -36,7 +32,7 @@ final class ConcurrencyTests: XCTestCase {
                 }
                 elements.append(HostileWorld.image("I", asset: "\(IDs.asset).png", frame: "\(100 * p),100,400,300"))
                 elements.append(HostileWorld.image("J", asset: "\(IDs.asset2).jpg", frame: "500,400,200,200"))
-                try put("pages/\(page.0).content", Array(HostileWorld.content(elements).utf8))
+                try builder.write("pages/\(page.0).content", Array(HostileWorld.content(elements).utf8))
             }
             if d == 3 {
                 try FileManager.default.removeItem(atPath: pkg + "/pages/\(pages[1].0).content")

@@ -8,6 +8,7 @@ import Foundation
 import LNoteCodecs
 import LNoteBitmap
 import LNoteFormat
+import LNoteTestSupport
 
 enum VectorStressPages {
     static let documentID = "5A3C0F5E-7B2D-4E61-9C1A-27D1E0B6A027"
@@ -125,20 +126,18 @@ enum VectorStressPages {
         return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + body + jpeg.dropFirst(2)
     }
 
-    /// Writes the package into `dir`; its path.
+    /// Writes the package into `dir` (through `PackageBuilder`); its path.
     static func make(in dir: String) throws -> String {
-        let path = dir + "/\(documentID).lnote"
-        try FileManager.default.createDirectory(atPath: path + "/pages", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: path + "/assets", withIntermediateDirectories: true)
-        try Data(try photoJPEG()).write(to: URL(fileURLWithPath: path + "/assets/" + photo))
-        var entries: [String] = []
-        for (k, page) in pages.enumerated() {
-            let pageID = id("C2700000", k + 1)
-            try AtomicFile.write(ContentWriter.snapshot(page.elements), toPath: path + "/pages/\(pageID).content")
-            entries.append(#"{"id":"\#(pageID)","width":\#(width),"height":\#(height),"elementCount":\#(page.elements.count),"background":\#(page.background)}"#)
+        let pageIDs = pages.indices.map { id("C2700000", $0 + 1) }
+        let package = try PackageBuilder(in: dir, documentID: documentID, pageIDs: pageIDs, pageSize: (width, height),
+                                         directories: ["pages", "assets"])
+        try package.write("assets/" + photo, try photoJPEG())
+        for (k, page) in pages.enumerated() { try package.writeContent(page: k, elements: page.elements) }
+        let entries = pages.enumerated().map { k, page in
+            PackageBuilder.PageEntry(id: pageIDs[k], width: width, height: height,
+                                     extra: #","elementCount":\#(page.elements.count),"background":\#(page.background)"#)
         }
-        let json = #"{"format":1,"id":"\#(documentID)","title":"Vector stress pages","createdAt":"2026-11-30T08:00:00Z","modifiedAt":"2026-12-01T10:00:00Z","pages":[\#(entries.joined(separator: ","))]}"#
-        try AtomicFile.write(Array(json.utf8), toPath: path + "/document.json")
-        return path
+        try package.writeDocument(title: "Vector stress pages", createdAt: "2026-11-30T08:00:00Z", entries: entries)
+        return package.path
     }
 }
