@@ -112,6 +112,17 @@ import LNoteTestSupport
         return areas
     }
 
+    /// The pieces of `stroke` on an A4-sized page, as a vector backend gets them.
+    static func pieces(of stroke: Stroke) -> StrokePieces {
+        let entry = PageEntry(id: LNoteID("C0A80101-0000-4000-8000-00000000A001")!, width: 8340, height: 11940)
+        let page = VectorPage(entry, transform: VectorGrid.transform(for: entry))
+        let shape = StrokeShape()
+        shape.prepare(stroke, transform: page.transform)
+        var sink = StrokePieces(width: page.width, height: page.height)
+        shape.stream(into: &sink)
+        return sink
+    }
+
     @Test func everySubPathTurnsTheSameWay() {
         // A wavy, tapering pen stroke with sharp and gentle turns.
         var points: [Int32] = []
@@ -120,13 +131,7 @@ import LNoteTestSupport
             let x = 500 + 4000 * t, y = 3000 + 600 * sin(t * 9) + (i % 37 == 0 ? 300 : 0)
             points += [Int32(x), Int32(y), Int32(5 + 40 * t), 500, Int32(i)]
         }
-        let stroke = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0, a: 128), points: points)
-        let entry = PageEntry(id: LNoteID("C0A80101-0000-4000-8000-00000000A001")!, width: 8340, height: 11940)
-        let page = VectorPage(entry, transform: VectorGrid.transform(for: entry))
-        let shape = StrokeShape()
-        shape.prepare(stroke, transform: page.transform)
-        var sink = StrokePieces(width: page.width, height: page.height)
-        shape.stream(into: &sink)
+        let sink = Self.pieces(of: Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0, a: 128), points: points))
         #expect(sink.pieces.count > 10)
         var path = PathText(.svg)
         OutlineBuilder.outline(sink.pieces, into: &path)
@@ -150,13 +155,7 @@ import LNoteTestSupport
             let t = Double(i) / 119
             points += [Int32(6000 * t), Int32(5000 + 2500 * sin(t * 7)), Int32(3 + 60 * t * (1 - t)), 500, Int32(i)]
         }
-        let stroke = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0, a: 255), points: points)
-        let entry = PageEntry(id: LNoteID("C0A80101-0000-4000-8000-00000000A003")!, width: 8340, height: 11940)
-        let page = VectorPage(entry, transform: VectorGrid.transform(for: entry))
-        let shape = StrokeShape()
-        shape.prepare(stroke, transform: page.transform)
-        var sink = StrokePieces(width: page.width, height: page.height)
-        shape.stream(into: &sink)
+        let sink = Self.pieces(of: Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0, a: 255), points: points))
         let origin = sink.origin
         #expect(origin.x > 1000 || origin.y > 1000, "a corner away from the page's, so the offsets matter")
         var absolute = PathText(.pdf), relative = PathText(.pdf, origin: origin), svg = PathText(.svg)
@@ -252,13 +251,7 @@ import LNoteTestSupport
                 let r = trial == 5 ? 2 + 28 * abs(sin(Double(i) / 7)) : 6 + 20 * random()
                 points += [Int32(x), Int32(y), Int32(r), 500, Int32(i)]
             }
-            let stroke = Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0), points: points)
-            let entry = PageEntry(id: LNoteID("C0A80101-0000-4000-8000-00000000A002")!, width: 8340, height: 11940)
-            let page = VectorPage(entry, transform: VectorGrid.transform(for: entry))
-            let shape = StrokeShape()
-            shape.prepare(stroke, transform: page.transform)
-            var sink = StrokePieces(width: page.width, height: page.height)
-            shape.stream(into: &sink)
+            let sink = Self.pieces(of: Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0), points: points))
             var path = PathText(.svg)
             OutlineBuilder.outline(sink.pieces, into: &path)
             let polys = Self.polygons(path.out)
