@@ -55,7 +55,7 @@ private enum Field {
         if s.peek() == _quote, let r = s.scanPlainString() {
             return .string(String(decoding: UnsafeBufferPointer(start: s.base + r.lowerBound, count: r.count), as: UTF8.self))
         }
-        let v = try s.parseValue(.typeOnly)
+        let v = try s.walk(.keep(.typeOnly))
         if case .string(let text) = v { return .string(text) }
         return .value(v)
     }
@@ -95,7 +95,7 @@ struct ElementReader {
         s.skipWhitespace()
         let start = s.pos
         guard s.peek() == _lbrace else {
-            let v = try s.parseValue(.typeOnly)
+            let v = try s.walk(.keep(.typeOnly))
             return .failure(ElementProblem(id: nil, code: .elementObject, message: "the element is \(v.typeName), not an object"))
         }
         try s.beginObject()
@@ -115,11 +115,11 @@ struct ElementReader {
             case .id: id = try Field.read(&s)
             case .tool: tool = try Field.read(&s)
             case .color: color = try Field.read(&s)
-            case .asset: asset = try s.parseValue(.typeOnly)
+            case .asset: asset = try s.walk(.keep(.typeOnly))
             case .frame: frame = try ElementReader.readFrame(&s)
-            case .rotation: rotation = try s.parseValue(.typeOnly)
-            case .opacity: opacity = try s.parseValue(.typeOnly)
-            case .other: try s.skipValue()
+            case .rotation: rotation = try s.walk(.keep(.typeOnly))
+            case .opacity: opacity = try s.walk(.keep(.typeOnly))
+            case .other: try s.walk(.skip)
             }
         }
         let end = s.pos
@@ -221,12 +221,12 @@ struct ElementReader {
     /// (a fifth is enough to tell it is too long); the rest is validated. Anything else comes
     /// back by its type only.
     private static func readFrame(_ s: inout JSONScanner) throws(JSONError) -> JSONValue {
-        guard s.peek() == _lbracket else { return try s.parseValue(.typeOnly) }
+        guard s.peek() == _lbracket else { return try s.walk(.keep(.typeOnly)) }
         try s.beginArray()
         var items: [JSONValue] = []
         var first = true
         while try s.nextElement(first: &first) {
-            if items.count <= 4 { items.append(try s.parseValue(.typeOnly)) } else { try s.validateValue() }
+            if items.count <= 4 { items.append(try s.walk(.keep(.typeOnly))) } else { try s.walk(.skip) }
         }
         return .array(items)
     }

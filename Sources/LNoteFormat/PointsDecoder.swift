@@ -42,7 +42,7 @@ extension ElementReader {
     mutating func readPoints(_ s: inout JSONScanner) throws(JSONError) -> PointsScan {
         var result = PointsScan()
         guard s.peek() == _lbracket else {
-            result.notArray = try s.parseValue(.typeOnly).typeName
+            result.notArray = try s.walk(.keep(.typeOnly)).typeName
             return result
         }
         try s.beginArray()
@@ -264,7 +264,7 @@ extension ElementReader {
         guard c == _minus || (c >= _zero && c <= _nine) else {
             // A string, object, literal... validated and skipped.
             s.pos = pos
-            let v = try s.parseValue(.typeOnly)
+            let v = try s.walk(.keep(.typeOnly))
             pos = s.pos
             if problem == nil {
                 problem = ElementProblem(id: nil, code: .pointsInteger, message: "points value \(n) is \(v.typeName), not an integer")
