@@ -75,7 +75,8 @@ private enum Field {
 
 /// Reads elements one after another, reusing its buffers.
 struct ElementReader {
-    let scratch = PointScratch()
+    /// The `points` values of the stroke being read.
+    let scratch = Scratch<Int32>(capacity: 4096)
     private var key: [UInt8] = []
     /// The array the scanner reads, when there is one: element texts are ranges of it. Without
     /// one (a journal payload seen through a pointer), each element copies its text.
@@ -156,7 +157,7 @@ struct ElementReader {
             if n % Stroke.fieldsPerSample != 0 {
                 return fail(.pointsLength, "points has \(n) values, not a multiple of \(Stroke.fieldsPerSample)")
             }
-            let values = scratch.pointer
+            let values = scratch.p
             var i = 0
             while i < n {
                 let r = values[i + 2], pr = values[i + 3]
