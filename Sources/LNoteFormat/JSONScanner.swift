@@ -230,18 +230,8 @@ struct JSONScanner {
     /// the object, or where the key is, with the `:` consumed and positioned at the value. Keys
     /// with escapes or non-ASCII bytes take the full path and are decoded into `key`.
     mutating func nextMemberKey(first: inout Bool, key: inout [UInt8]) throws(JSONError) -> MemberKey? {
-        skipWhitespace()
-        var c = peek()
-        if c == _rbrace { pos += 1; depth -= 1; return nil }
-        if first {
-            first = false
-        } else {
-            guard c == _comma else { throw error("expected ',' or '}' in an object") }
-            pos += 1
-            skipWhitespace()
-            c = peek()
-        }
-        guard c == _quote else { throw error("expected a string key") }
+        guard try nextEntry(first: &first, close: _rbrace, "expected ',' or '}' in an object") else { return nil }
+        guard peek() == _quote else { throw error("expected a string key") }
         let result: MemberKey
         if let r = scanPlainString() {
             result = .plain(start: r.lowerBound, count: r.count)
@@ -286,17 +276,27 @@ struct JSONScanner {
     /// next value, which the caller must consume.
     @inline(__always)
     mutating func nextElement(first: inout Bool) throws(JSONError) -> Bool {
+        let afterComma = !first
+        guard try nextEntry(first: &first, close: _rbracket, "expected ',' or ']' in an array") else { return false }
+        // `[1,]` is not JSON: a value must follow the comma.
+        if afterComma && peek() == _rbracket { throw error("expected a value after ','") }
+        return true
+    }
+
+    /// The entry grammar of both containers: false (having consumed `close`, leaving the
+    /// container) at its end, or true positioned at the next entry, past its `,` unless it is
+    /// the first; `message` is the error where neither follows an entry.
+    @inline(__always)
+    private mutating func nextEntry(first: inout Bool, close: UInt8, _ message: StaticString) throws(JSONError) -> Bool {
         skipWhitespace()
         let c = peek()
-        if c == _rbracket { pos += 1; depth -= 1; return false }
+        if c == close { pos += 1; depth -= 1; return false }
         if first {
             first = false
         } else {
-            guard c == _comma else { throw error("expected ',' or ']' in an array") }
+            guard c == _comma else { throw error("\(message)") }
             pos += 1
             skipWhitespace()
-            // `[1,]` is not JSON: a value must follow the comma.
-            if peek() == _rbracket { throw error("expected a value after ','") }
         }
         return true
     }
