@@ -90,6 +90,21 @@ struct ElementReader {
     /// the array is only validated, so a huge array never makes us allocate more.
     static let maxValues = ContentLimits.maxSamplesPerStroke * Stroke.fieldsPerSample
 
+    /// Where the first sample whose radius or pressure is out of range starts (a multiple of
+    /// 5), if one is. A function of its own so that the loop gets its registers whatever the
+    /// size of `read` (inside it, the two values were spilled to the stack on every sample).
+    @inline(never)
+    static func firstSampleOutOfRange(_ values: UnsafeMutablePointer<Int32>, _ n: Int) -> Int? {
+        var i = 0
+        while i < n {
+            if !ContentLimits.radiusRange.contains(values[i + 2]) || !ContentLimits.pressureRange.contains(values[i + 3]) {
+                return i
+            }
+            i += 5
+        }
+        return nil
+    }
+
     /// Reads one element value at the scanner's position. Syntax errors throw (the enclosing file
     /// is invalid); rule violations come back as `.failure`.
     mutating func read(_ s: inout JSONScanner) throws(JSONError) -> Result<Element, ElementProblem> {
@@ -158,16 +173,12 @@ struct ElementReader {
                 return fail(.pointsLength, "points has \(n) values, not a multiple of \(Stroke.fieldsPerSample)")
             }
             let values = scratch.p
-            var i = 0
-            while i < n {
+            if let i = ElementReader.firstSampleOutOfRange(values, n) {
                 let r = values[i + 2], pr = values[i + 3]
                 if !ContentLimits.radiusRange.contains(r) {
                     return fail(.radiusRange, "sample \(i / 5) has radius \(r), outside \(ContentLimits.radiusRange)")
                 }
-                if !ContentLimits.pressureRange.contains(pr) {
-                    return fail(.pressureRange, "sample \(i / 5) has pressure \(pr), outside \(ContentLimits.pressureRange)")
-                }
-                i += 5
+                return fail(.pressureRange, "sample \(i / 5) has pressure \(pr), outside \(ContentLimits.pressureRange)")
             }
             kind = .stroke(Stroke(tool: parsedTool, color: parsedColor,
                                   points: Array(UnsafeBufferPointer(start: values, count: n))))
