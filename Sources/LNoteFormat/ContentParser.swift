@@ -112,7 +112,7 @@ public enum ContentParser {
             s.skipWhitespace()
             guard s.peek() == _lbrace else {
                 // Still a JSON error if it is not JSON at all; otherwise the wrong type.
-                try s.validateValue()
+                try s.walk(.skip)
                 try s.finish()
                 throw ContentFailure.rule(LNoteError(.invalid, file: file, code: .contentObject,
                                                      message: "the content is not a JSON object"))
@@ -126,7 +126,7 @@ public enum ContentParser {
                 if key == keyElements {
                     // Duplicate keys: the last `elements` counts, so start afresh each time.
                     guard s.peek() == _lbracket else {
-                        let v = try s.parseValue(.typeOnly)
+                        let v = try s.walk(.keep(.typeOnly))
                         throw ContentFailure.rule(LNoteError(.invalid, file: file, code: .elements,
                                                              message: "elements is \(v.typeName), not an array"))
                     }
@@ -155,18 +155,15 @@ public enum ContentParser {
                     }
                     skippedCount = found.total
                 } else if key == keyFormat {
-                    format = try s.parseValue(.typeOnly)
+                    format = try s.walk(.keep(.typeOnly))
                 } else {
                     // Kept as text, not as a parsed value: it is only written back. Between the
                     // end of the previous member and the key there is only whitespace and at most
                     // one comma, so the key starts at the first quote after it.
                     var keyStart = memberSearchStart
                     while buf[keyStart] != _quote { keyStart += 1 }
-                    try s.skipValue()
-                    // `skipValue` also consumes the whitespace after the value.
-                    var end = s.pos
-                    while end > keyStart, JSONScanner.isWhitespace(buf[end - 1]) { end -= 1 }
-                    unknownMembers.append(source[keyStart..<end])
+                    try s.walk(.skip)
+                    unknownMembers.append(source[keyStart..<s.pos])
                 }
             }
             try s.finish()

@@ -165,7 +165,7 @@ public enum DocumentParser {
         s.skipBOM()
         s.skipWhitespace()
         guard s.peek() == _lbrace else {
-            result.rootType = try s.parseValue(.typeOnly).typeName
+            result.rootType = try s.walk(.keep(.typeOnly)).typeName
             try s.finish()
             return result
         }
@@ -181,15 +181,15 @@ public enum DocumentParser {
                     result.pages = try scanPages(&s, file: file, limit: pageLimit)
                     result.pagesType = nil
                 } else {
-                    result.pagesType = try s.parseValue(.typeOnly).typeName
+                    result.pagesType = try s.walk(.keep(.typeOnly)).typeName
                     result.pages = nil
                 }
             } else if rootKeys.contains(k) {
-                let v = try s.parseValue(.typeOnly)
+                let v = try s.walk(.keep(.typeOnly))
                 members.removeAll { $0.key == k }
                 members.append((k, v))
             } else {
-                try s.validateValue()
+                try s.walk(.skip)
             }
         }
         try s.finish()
@@ -204,8 +204,8 @@ public enum DocumentParser {
         var first = true
         while try s.nextElement(first: &first) {
             defer { list.entries += 1 }
-            guard list.entries < limit else { try s.validateValue(); continue }
-            let raw = try s.parseValue(pageShape)
+            guard list.entries < limit else { try s.walk(.skip); continue }
+            let raw = try s.walk(.keep(pageShape))
             list.slots.append(pageSlot(raw, index: list.entries, file: file, seen: &list.seen, warnings: &list.warnings))
         }
         return list

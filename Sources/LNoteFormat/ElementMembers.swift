@@ -37,10 +37,9 @@ extension Element {
                     } else if let end = Self.endOfIntegerArray(buf, at: s.pos) {
                         s.pos = end  // a stroke's points: most of the text, skipped by one tight loop
                     } else {
-                        try s.skipValue()
+                        try s.walk(.skip)
                     }
-                    var end = s.pos
-                    while end > keyStart, JSONScanner.isWhitespace(buf[end - 1]) { end -= 1 }
+                    let end = s.pos
                     out.append(ElementMember(key: String(decoding: key, as: UTF8.self),
                                              text: Array(buf[keyStart..<end]), stringValue: value))
                     searchStart = end

@@ -55,7 +55,7 @@ private enum Field {
         if s.peek() == _quote, let r = s.scanPlainString() {
             return .string(String(decoding: UnsafeBufferPointer(start: s.base + r.lowerBound, count: r.count), as: UTF8.self))
         }
-        let v = try s.parseValue(.typeOnly)
+        let v = try s.walk(.keep(.typeOnly))
         if case .string(let text) = v { return .string(text) }
         return .value(v)
     }
@@ -75,7 +75,8 @@ private enum Field {
 
 /// Reads elements one after another, reusing its buffers.
 struct ElementReader {
-    let scratch = PointScratch()
+    /// The `points` values of the stroke being read.
+    let scratch = Scratch<Int32>(capacity: 4096)
     private var key: [UInt8] = []
     /// The array the scanner reads, when there is one: element texts are ranges of it. Without
     /// one (a journal payload seen through a pointer), each element copies its text.
@@ -89,13 +90,28 @@ struct ElementReader {
     /// the array is only validated, so a huge array never makes us allocate more.
     static let maxValues = ContentLimits.maxSamplesPerStroke * Stroke.fieldsPerSample
 
+    /// Where the first sample whose radius or pressure is out of range starts (a multiple of
+    /// 5), if one is. A function of its own so that the loop gets its registers whatever the
+    /// size of `read` (inside it, the two values were spilled to the stack on every sample).
+    @inline(never)
+    static func firstSampleOutOfRange(_ values: UnsafeMutablePointer<Int32>, _ n: Int) -> Int? {
+        var i = 0
+        while i < n {
+            if !ContentLimits.radiusRange.contains(values[i + 2]) || !ContentLimits.pressureRange.contains(values[i + 3]) {
+                return i
+            }
+            i += 5
+        }
+        return nil
+    }
+
     /// Reads one element value at the scanner's position. Syntax errors throw (the enclosing file
     /// is invalid); rule violations come back as `.failure`.
     mutating func read(_ s: inout JSONScanner) throws(JSONError) -> Result<Element, ElementProblem> {
         s.skipWhitespace()
         let start = s.pos
         guard s.peek() == _lbrace else {
-            let v = try s.parseValue(.typeOnly)
+            let v = try s.walk(.keep(.typeOnly))
             return .failure(ElementProblem(id: nil, code: .elementObject, message: "the element is \(v.typeName), not an object"))
         }
         try s.beginObject()
@@ -115,11 +131,11 @@ struct ElementReader {
             case .id: id = try Field.read(&s)
             case .tool: tool = try Field.read(&s)
             case .color: color = try Field.read(&s)
-            case .asset: asset = try s.parseValue(.typeOnly)
+            case .asset: asset = try s.walk(.keep(.typeOnly))
             case .frame: frame = try ElementReader.readFrame(&s)
-            case .rotation: rotation = try s.parseValue(.typeOnly)
-            case .opacity: opacity = try s.parseValue(.typeOnly)
-            case .other: try s.skipValue()
+            case .rotation: rotation = try s.walk(.keep(.typeOnly))
+            case .opacity: opacity = try s.walk(.keep(.typeOnly))
+            case .other: try s.walk(.skip)
             }
         }
         let end = s.pos
@@ -156,17 +172,13 @@ struct ElementReader {
             if n % Stroke.fieldsPerSample != 0 {
                 return fail(.pointsLength, "points has \(n) values, not a multiple of \(Stroke.fieldsPerSample)")
             }
-            let values = scratch.pointer
-            var i = 0
-            while i < n {
+            let values = scratch.p
+            if let i = ElementReader.firstSampleOutOfRange(values, n) {
                 let r = values[i + 2], pr = values[i + 3]
                 if !ContentLimits.radiusRange.contains(r) {
                     return fail(.radiusRange, "sample \(i / 5) has radius \(r), outside \(ContentLimits.radiusRange)")
                 }
-                if !ContentLimits.pressureRange.contains(pr) {
-                    return fail(.pressureRange, "sample \(i / 5) has pressure \(pr), outside \(ContentLimits.pressureRange)")
-                }
-                i += 5
+                return fail(.pressureRange, "sample \(i / 5) has pressure \(pr), outside \(ContentLimits.pressureRange)")
             }
             kind = .stroke(Stroke(tool: parsedTool, color: parsedColor,
                                   points: Array(UnsafeBufferPointer(start: values, count: n))))
@@ -221,12 +233,12 @@ struct ElementReader {
     /// (a fifth is enough to tell it is too long); the rest is validated. Anything else comes
     /// back by its type only.
     private static func readFrame(_ s: inout JSONScanner) throws(JSONError) -> JSONValue {
-        guard s.peek() == _lbracket else { return try s.parseValue(.typeOnly) }
+        guard s.peek() == _lbracket else { return try s.walk(.keep(.typeOnly)) }
         try s.beginArray()
         var items: [JSONValue] = []
         var first = true
         while try s.nextElement(first: &first) {
-            if items.count <= 4 { items.append(try s.parseValue(.typeOnly)) } else { try s.validateValue() }
+            if items.count <= 4 { items.append(try s.walk(.keep(.typeOnly))) } else { try s.walk(.skip) }
         }
         return .array(items)
     }

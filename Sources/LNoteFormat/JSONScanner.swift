@@ -4,9 +4,9 @@
 // scanner is a single forward pass with no allocation per number. It is still a complete JSON
 // validator: everything it skips (unknown keys, values of any shape) is checked against the
 // grammar, strings are checked for valid escapes, surrogate pairs, control characters and valid
-// UTF-8, and nesting deeper than `JSONLimits.maxDepth` is an error. Nothing recurses without a
-// bound: `skipValue` is iterative, and `parseValue` recurses at most `maxDepth` levels because
-// every container entry checks the depth first.
+// UTF-8, and nesting deeper than `JSONLimits.maxDepth` is an error. One walker (`walk`) goes over
+// a value, in a mode that says what is kept; it recurses at most `maxDepth` levels because every
+// container entry checks the depth first.
 
 /// Limits of the JSON grammar as the format contract applies it.
 public enum JSONLimits {
@@ -98,33 +98,29 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     /// Parses a complete JSON text (BOM tolerated, trailing garbage rejected).
     public static func parse(_ bytes: [UInt8]) throws(JSONError) -> JSONValue {
-        try bytes.withUnsafeBufferPointer { (buf) throws(JSONError) -> JSONValue in
-            var s = JSONScanner(buf)
-            s.skipBOM()
-            let v = try s.parseValue()
-            try s.finish()
-            return v
-        }
+        try parse(bytes, shape: .all)
     }
 
-    /// Parses a complete JSON text, building only `shape` of it (see `JSONScanner.parseValue(_:)`);
-    /// the rest is validated exactly as `parse` would, with the same errors.
+    /// Parses a complete JSON text, building only `shape` of it (see `JSONShape`); the rest is
+    /// validated exactly as `parse` would, with the same errors.
     static func parse(_ bytes: [UInt8], shape: JSONShape) throws(JSONError) -> JSONValue {
         try bytes.withUnsafeBufferPointer { (buf) throws(JSONError) -> JSONValue in
             var s = JSONScanner(buf)
             s.skipBOM()
-            let v = try s.parseValue(shape)
+            let v = try s.walk(.keep(shape))
             try s.finish()
             return v
         }
     }
 }
 
-/// What of a value `JSONScanner.parseValue(_:)` builds. A general `JSONValue` tree costs about
+/// What of a value `JSONScanner.walk(.keep(_:))` builds. A general `JSONValue` tree costs about
 /// 36 bytes of memory per input byte (a boxed value per number), so a 1 GiB content file whose
 /// `format` is a huge array, or a 256 MiB document.json, would need tens of GB; values whose
 /// contents nobody reads are validated but not built.
 indirect enum JSONShape: Sendable {
+    /// Everything is built.
+    case all
     /// Scalars are built; an array or object comes back empty (its `typeName` is right, its
     /// contents are not there).
     case typeOnly
@@ -214,23 +210,11 @@ struct JSONScanner {
     /// at the end, or true with the key decoded into `key` and the `:` consumed, positioned at
     /// the value, which the caller must consume.
     mutating func nextMember(first: inout Bool, key: inout [UInt8]) throws(JSONError) -> Bool {
-        skipWhitespace()
-        var c = peek()
-        if first {
-            first = false
-            if c == _rbrace { pos += 1; depth -= 1; return false }
-        } else {
-            if c == _rbrace { pos += 1; depth -= 1; return false }
-            guard c == _comma else { throw error("expected ',' or '}' in an object") }
-            pos += 1
-            skipWhitespace()
-            c = peek()
+        guard let found = try nextMemberKey(first: &first, key: &key) else { return false }
+        if case .plain(let start, let count) = found {
+            key.removeAll(keepingCapacity: true)
+            key.append(contentsOf: UnsafeBufferPointer(start: base + start, count: count))
         }
-        guard c == _quote else { throw error("expected a string key") }
-        key.removeAll(keepingCapacity: true)
-        try readStringBytes(into: &key)
-        try expect(_colon, "':' after an object key")
-        skipWhitespace()
         return true
     }
 
@@ -246,19 +230,8 @@ struct JSONScanner {
     /// the object, or where the key is, with the `:` consumed and positioned at the value. Keys
     /// with escapes or non-ASCII bytes take the full path and are decoded into `key`.
     mutating func nextMemberKey(first: inout Bool, key: inout [UInt8]) throws(JSONError) -> MemberKey? {
-        skipWhitespace()
-        var c = peek()
-        if first {
-            first = false
-            if c == _rbrace { pos += 1; depth -= 1; return nil }
-        } else {
-            if c == _rbrace { pos += 1; depth -= 1; return nil }
-            guard c == _comma else { throw error("expected ',' or '}' in an object") }
-            pos += 1
-            skipWhitespace()
-            c = peek()
-        }
-        guard c == _quote else { throw error("expected a string key") }
+        guard try nextEntry(first: &first, close: _rbrace, "expected ',' or '}' in an object") else { return nil }
+        guard peek() == _quote else { throw error("expected a string key") }
         let result: MemberKey
         if let r = scanPlainString() {
             result = .plain(start: r.lowerBound, count: r.count)
@@ -303,17 +276,27 @@ struct JSONScanner {
     /// next value, which the caller must consume.
     @inline(__always)
     mutating func nextElement(first: inout Bool) throws(JSONError) -> Bool {
+        let afterComma = !first
+        guard try nextEntry(first: &first, close: _rbracket, "expected ',' or ']' in an array") else { return false }
+        // `[1,]` is not JSON: a value must follow the comma.
+        if afterComma && peek() == _rbracket { throw error("expected a value after ','") }
+        return true
+    }
+
+    /// The entry grammar of both containers: false (having consumed `close`, leaving the
+    /// container) at its end, or true positioned at the next entry, past its `,` unless it is
+    /// the first; `message` is the error where neither follows an entry.
+    @inline(__always)
+    private mutating func nextEntry(first: inout Bool, close: UInt8, _ message: StaticString) throws(JSONError) -> Bool {
         skipWhitespace()
         let c = peek()
-        if c == _rbracket { pos += 1; depth -= 1; return false }
+        if c == close { pos += 1; depth -= 1; return false }
         if first {
             first = false
         } else {
-            guard c == _comma else { throw error("expected ',' or ']' in an array") }
+            guard c == _comma else { throw error("\(message)") }
             pos += 1
             skipWhitespace()
-            // `[1,]` is not JSON: a value must follow the comma.
-            if peek() == _rbracket { throw error("expected a value after ','") }
         }
         return true
     }
@@ -528,151 +511,128 @@ struct JSONScanner {
         pos += n
     }
 
-    /// Validates and skips one value of any shape, iteratively: the open containers are kept as
-    /// a bit stack (1 = object), which 64 levels fit in one UInt64.
-    mutating func skipValue() throws(JSONError) {
+    /// Walks one value in `mode`: validates all of it and builds what the mode keeps. This is
+    /// the only walk over a JSON value (skipping an unknown member, validating a value nobody
+    /// reads and building a `JSONValue` are its modes), so the grammar, the depth limit and the
+    /// errors are the same whatever is kept. Recursion is bounded: each container level first
+    /// passes `enterContainer`, which fails beyond `JSONLimits.maxDepth`. Each mode is a type of
+    /// its own, so the walk is specialised per mode at compile time.
+    @discardableResult
+    mutating func walk<Mode: JSONWalkMode>(_ mode: Mode) throws(JSONError) -> Mode.Value {
         skipWhitespace()
-        let startDepth = depth
-        var stack: UInt64 = 0
-        var level = 0
-        // State: expecting a value (true) or expecting ',' / close (false).
-        var wantValue = true
-        while true {
-            skipWhitespace()
-            if wantValue {
-                let c = peek()
-                switch c {
-                case _lbrace:
-                    pos += 1
-                    try enterContainer()
-                    stack = stack << 1 | 1; level += 1
-                    skipWhitespace()
-                    if peek() == _rbrace { pos += 1; depth -= 1; stack >>= 1; level -= 1; wantValue = false; break }
-                    guard peek() == _quote else { throw error("expected a string key") }
-                    try skipString()
-                    try expect(_colon, "':' after an object key")
-                    continue
-                case _lbracket:
-                    pos += 1
-                    try enterContainer()
-                    stack = stack << 1; level += 1
-                    skipWhitespace()
-                    if peek() == _rbracket { pos += 1; depth -= 1; stack >>= 1; level -= 1; wantValue = false; break }
-                    continue
-                case _quote: try skipString()
-                case 0x74: try scanLiteral("true")
-                case 0x66: try scanLiteral("false")
-                case 0x6E: try scanLiteral("null")
-                case _minus, _zero..._nine: _ = try scanNumber()
-                default: throw error(c == 0 && atEnd ? "unexpected end of input" : "expected a value")
+        switch peek() {
+        case _lbrace:
+            try beginObject()
+            var members: [(key: String, value: Mode.Value)] = []
+            var first = true
+            var key: [UInt8] = []
+            if mode.readsKeys {
+                while try nextMember(first: &first, key: &key) {
+                    let k = String(decoding: key, as: UTF8.self)
+                    if let inner = mode.member(k) { mode.add(k, try walk(inner), to: &members) } else { try walk(.skip) }
                 }
-                wantValue = false
             } else {
-                if level == 0 { break }
-                let inObject = stack & 1 == 1
-                let c = peek()
-                if c == _comma {
-                    pos += 1
-                    if inObject {
-                        skipWhitespace()
-                        guard peek() == _quote else { throw error("expected a string key") }
-                        try skipString()
-                        try expect(_colon, "':' after an object key")
-                    }
-                    wantValue = true
-                } else if c == (inObject ? _rbrace : _rbracket) {
-                    pos += 1; depth -= 1; stack >>= 1; level -= 1
-                } else {
-                    throw error(inObject ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
-                }
+                while try nextMemberKey(first: &first, key: &key) != nil { try walk(.skip) }
             }
-        }
-        assert(depth == startDepth)
-    }
-
-    /// Validates one value without building anything. It makes exactly the checks of
-    /// `parseValue`, through the same steps, so invalid input gets the same error at the same
-    /// offset (`skipValue`, faster, words one error differently: `[1,]`). Recursion is bounded
-    /// as in `parseValue`.
-    mutating func validateValue() throws(JSONError) {
-        skipWhitespace()
-        switch peek() {
-        case _lbrace:
-            try beginObject()
-            var first = true
-            var key: [UInt8] = []
-            while try nextMemberKey(first: &first, key: &key) != nil { try validateValue() }
+            return mode.object(members)
         case _lbracket:
             try beginArray()
+            var items: [Mode.Value] = []
             var first = true
-            while try nextElement(first: &first) { try validateValue() }
-        case _quote: try skipString()
-        case 0x74: try scanLiteral("true")
-        case 0x66: try scanLiteral("false")
-        case 0x6E: try scanLiteral("null")
-        case _minus, _zero..._nine: _ = try scanNumber()
+            if let inner = mode.element {
+                while try nextElement(first: &first) { items.append(try walk(inner)) }
+            } else {
+                while try nextElement(first: &first) { try walk(.skip) }
+            }
+            return mode.array(items)
+        case _quote: return try mode.string(&self)
+        case 0x74: try scanLiteral("true"); return mode.literal(.bool(true))
+        case 0x66: try scanLiteral("false"); return mode.literal(.bool(false))
+        case 0x6E: try scanLiteral("null"); return mode.literal(.null)
+        case _minus, _zero..._nine: return try mode.number(&self)
         default: throw error(atEnd ? "unexpected end of input" : "expected a value")
         }
     }
+}
 
-    /// Parses one value, building only `shape` of it; the rest is validated (`validateValue`),
-    /// so the errors are those of `parseValue`.
-    mutating func parseValue(_ shape: JSONShape) throws(JSONError) -> JSONValue {
-        skipWhitespace()
-        switch peek() {
-        case _lbrace:
-            guard case .object(let fields) = shape else {
-                try validateValue()
-                return .object([])
-            }
-            try beginObject()
-            var members: [(key: String, value: JSONValue)] = []
-            var first = true
-            var key: [UInt8] = []
-            while try nextMember(first: &first, key: &key) {
-                let k = String(decoding: key, as: UTF8.self)
-                guard let inner = fields[k] else { try validateValue(); continue }
-                let v = try parseValue(inner)
-                // Only the last of duplicates counts: a million repeats of a kept key stay one.
-                if let i = members.firstIndex(where: { $0.key == k }) { members.remove(at: i) }
-                members.append((k, v))
-            }
-            return .object(members)
-        case _lbracket:
-            try validateValue()
-            return .array([])
-        default:
-            return try parseValue()
+/// What `JSONScanner.walk` makes of a value; the walker decides everything else. A container
+/// whose contents the mode does not keep is still walked (in `.skip`), so it is validated.
+protocol JSONWalkMode {
+    associatedtype Value
+    /// Whether object keys are decoded for `member`; false where no member is kept.
+    var readsKeys: Bool { get }
+    /// The mode for the value of the member named `key`; nil: validated only.
+    func member(_ key: String) -> Self?
+    /// The mode for an array's elements; nil: validated only.
+    var element: Self? { get }
+    /// Keeps a walked member.
+    func add(_ key: String, _ value: Value, to members: inout [(key: String, value: Value)])
+    func object(_ members: [(key: String, value: Value)]) -> Value
+    func array(_ items: [Value]) -> Value
+    /// Consumes the string or number at the scanner's position (its grammar is the scanner's).
+    func string(_ s: inout JSONScanner) throws(JSONError) -> Value
+    func number(_ s: inout JSONScanner) throws(JSONError) -> Value
+    /// `true`, `false` or `null`, already consumed.
+    func literal(_ v: JSONValue) -> Value
+}
+
+/// Validates a value and builds nothing: unknown members, values nobody reads.
+struct JSONSkip: JSONWalkMode {
+    var readsKeys: Bool { false }
+    func member(_ key: String) -> JSONSkip? { nil }
+    var element: JSONSkip? { nil }
+    func add(_ key: String, _ value: Void, to members: inout [(key: String, value: Void)]) {}
+    func object(_ members: [(key: String, value: Void)]) {}
+    func array(_ items: [Void]) {}
+    @inline(__always) func string(_ s: inout JSONScanner) throws(JSONError) { try s.skipString() }
+    @inline(__always) func number(_ s: inout JSONScanner) throws(JSONError) { _ = try s.scanNumber() }
+    func literal(_ v: JSONValue) {}
+}
+
+/// Builds a `JSONValue` to `shape`: scalars always, containers as far as the shape says.
+struct JSONKeep: JSONWalkMode {
+    var shape: JSONShape
+
+    var readsKeys: Bool {
+        switch shape {
+        case .all, .object: return true
+        case .typeOnly: return false
         }
     }
 
-    /// Parses one value into a `JSONValue`. Recursion is bounded: each container level first
-    /// passes `enterContainer`, which fails beyond `JSONLimits.maxDepth`.
-    mutating func parseValue() throws(JSONError) -> JSONValue {
-        skipWhitespace()
-        switch peek() {
-        case _lbrace:
-            try beginObject()
-            var members: [(key: String, value: JSONValue)] = []
-            var first = true
-            var key: [UInt8] = []
-            while try nextMember(first: &first, key: &key) {
-                let k = String(decoding: key, as: UTF8.self)
-                members.append((k, try parseValue()))
-            }
-            return .object(members)
-        case _lbracket:
-            try beginArray()
-            var items: [JSONValue] = []
-            var first = true
-            while try nextElement(first: &first) { items.append(try parseValue()) }
-            return .array(items)
-        case _quote: return .string(try readString())
-        case 0x74: try scanLiteral("true"); return .bool(true)
-        case 0x66: try scanLiteral("false"); return .bool(false)
-        case 0x6E: try scanLiteral("null"); return .null
-        case _minus, _zero..._nine: return .number(try readNumber())
-        default: throw error(atEnd ? "unexpected end of input" : "expected a value")
+    func member(_ key: String) -> JSONKeep? {
+        switch shape {
+        case .all: return self
+        case .object(let fields): return fields[key].map(JSONKeep.init)
+        case .typeOnly: return nil
         }
     }
+
+    var element: JSONKeep? {
+        if case .all = shape { return self }
+        return nil
+    }
+
+    func add(_ key: String, _ value: JSONValue, to members: inout [(key: String, value: JSONValue)]) {
+        // Of a shape's members only the last of duplicates counts: a million repeats of a kept
+        // key stay one. A whole value keeps them all, in order.
+        if case .object = shape, let i = members.firstIndex(where: { $0.key == key }) { members.remove(at: i) }
+        members.append((key, value))
+    }
+
+    func object(_ members: [(key: String, value: JSONValue)]) -> JSONValue { .object(members) }
+    func array(_ items: [JSONValue]) -> JSONValue { .array(items) }
+    func string(_ s: inout JSONScanner) throws(JSONError) -> JSONValue { .string(try s.readString()) }
+    func number(_ s: inout JSONScanner) throws(JSONError) -> JSONValue { .number(try s.readNumber()) }
+    func literal(_ v: JSONValue) -> JSONValue { v }
+}
+
+extension JSONWalkMode where Self == JSONSkip {
+    /// Validates the value only.
+    static var skip: JSONSkip { JSONSkip() }
+}
+
+extension JSONWalkMode where Self == JSONKeep {
+    /// Builds the value to `shape`.
+    static func keep(_ shape: JSONShape) -> JSONKeep { JSONKeep(shape: shape) }
 }

@@ -2,28 +2,6 @@
 // bytes at a time where the values are short integers (`decodeIntegerRun`, `fastInteger`), by
 // the full JSON grammar otherwise (`slowValue`).
 
-/// A growable Int32 buffer reused across strokes, so the hot loop writes through a raw pointer.
-final class PointScratch {
-    var pointer: UnsafeMutablePointer<Int32>
-    var capacity: Int
-
-    init() {
-        capacity = 4096
-        pointer = .allocate(capacity: capacity)
-    }
-
-    deinit { pointer.deallocate() }
-
-    func grow() {
-        let bigger = capacity * 2
-        let p = UnsafeMutablePointer<Int32>.allocate(capacity: bigger)
-        p.moveInitialize(from: pointer, count: capacity)
-        pointer.deallocate()
-        pointer = p
-        capacity = bigger
-    }
-}
-
 extension ElementReader {
     struct PointsScan {
         var count = 0
@@ -42,13 +20,13 @@ extension ElementReader {
     mutating func readPoints(_ s: inout JSONScanner) throws(JSONError) -> PointsScan {
         var result = PointsScan()
         guard s.peek() == _lbracket else {
-            result.notArray = try s.parseValue(.typeOnly).typeName
+            result.notArray = try s.walk(.keep(.typeOnly)).typeName
             return result
         }
         try s.beginArray()
         let base = s.base, end = s.count
         var pos = s.pos
-        var out = scratch.pointer
+        var out = scratch.p
         // Values below `limit` are stored directly; reaching it means grow or stop storing.
         var limit = min(scratch.capacity, ElementReader.maxValues)
         var n = 0
@@ -68,8 +46,8 @@ extension ElementReader {
         while true {
             // At a value: whitespace skipped, not `]`. First the common run of `digits,`.
             if limit &- n < ElementReader.runBlockValues && limit < ElementReader.maxValues {
-                scratch.grow()
-                out = scratch.pointer
+                scratch.reserve(scratch.capacity * 2, keep: n)
+                out = scratch.p
                 limit = min(scratch.capacity, ElementReader.maxValues)
             }
             (pos, n) = ElementReader.decodeIntegerRun(base, end, pos, out, n, limit)
@@ -92,8 +70,8 @@ extension ElementReader {
             if n < limit {
                 out[n] = value
             } else if n < ElementReader.maxValues {
-                scratch.grow()
-                out = scratch.pointer
+                scratch.reserve(scratch.capacity * 2, keep: n)
+                out = scratch.p
                 limit = min(scratch.capacity, ElementReader.maxValues)
                 out[n] = value
             } else if n == ElementReader.maxValues && result.problem == nil {
@@ -264,7 +242,7 @@ extension ElementReader {
         guard c == _minus || (c >= _zero && c <= _nine) else {
             // A string, object, literal... validated and skipped.
             s.pos = pos
-            let v = try s.parseValue(.typeOnly)
+            let v = try s.walk(.keep(.typeOnly))
             pos = s.pos
             if problem == nil {
                 problem = ElementProblem(id: nil, code: .pointsInteger, message: "points value \(n) is \(v.typeName), not an integer")

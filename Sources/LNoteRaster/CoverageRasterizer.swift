@@ -1,4 +1,5 @@
 import CUnchecked
+import LNoteFormat
 import LNoteShape
 
 /// Receives a stroke's coverage one pixel row at a time: `coverage[k]` is the area-weighted

@@ -59,7 +59,7 @@ final class JSONScannerTests: XCTestCase {
     }
 
     func testUnknownNestedValuesSkippedWithValidation() throws {
-        // In a content file unknown keys go through skipValue.
+        // In a content file unknown keys are walked in `.skip` mode.
         let ok = contentJSON([strokeJSON(IDs.element(1))]).replacingOccurrences(
             of: "\"format\":1,", with: "\"format\":1,\"x\":{\"a\":[1,{\"b\":[[],{},\"\\u00e9\",true,false,null,-0.5e+3]}]},")
         XCTAssertEqual(try ContentParser.parse(bytes(ok), file: "c").elements.count, 1)

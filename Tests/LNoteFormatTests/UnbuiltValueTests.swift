@@ -30,10 +30,10 @@ final class UnbuiltValueTests: XCTestCase {
     func testContentValuesGetTheFullParsersErrors() {
         for v in malformed {
             let image = #"{"type":"image","id":"I","asset":"\#(IDs.asset).jpg","frame":"#
-            // (An object as the file or as an element is read member by member instead; its
-            // unknown members are skipped by `skipValue`, as they always were.)
-            let asFileOrElement = v.hasPrefix("{") ? [] : [v, "{\"elements\":[\(v)]}"]
-            for text in asFileOrElement + ["{\"format\":\(v),\"elements\":[]}", "{\"elements\":\(v)}",
+            // An object as the file or as an element is read member by member, its unknown
+            // members skipped by the same walker: the same errors there too.
+            for text in [v, "{\"elements\":[\(v)]}", "{\"elements\":[],\"x\":\(v)}", "{\"elements\":[{\"type\":\"stroke\",\"x\":\(v)}]}",
+                         "{\"format\":\(v),\"elements\":[]}", "{\"elements\":\(v)}",
                          "{\"elements\":[{\"type\":\(v)}]}", "{\"elements\":[{\"id\":\(v),\"type\":\"x\"}]}",
                          "{\"elements\":[{\"type\":\"stroke\",\"color\":\(v)}]}",
                          "{\"elements\":[\(image)\(v)}]}", "{\"elements\":[\(image)[1,2,3,4,5,\(v)]}]}",

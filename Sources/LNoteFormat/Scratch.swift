@@ -1,4 +1,6 @@
-/// A growable raw buffer reused across strokes so hot loops never allocate.
+/// A growable raw buffer reused across strokes so hot loops never allocate: the points decoder
+/// (LNoteFormat), the stroke shape (LNoteShape) and the coverage rasterizer (LNoteRaster) write
+/// through it.
 ///
 /// Memory is uninitialised beyond what the user wrote; element types are trivial (numbers and
 /// plain structs of numbers). It only grows, to the largest size a stroke needed.
