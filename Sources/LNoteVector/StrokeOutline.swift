@@ -47,25 +47,27 @@ struct NumberText {
         let m = Int((min(max(v, 0), 1) * 1000).rounded())
         if m == 0 { out.append(0x30); return }
         if m == 1000 { out.append(0x31); return }
-        out.append(0x2E)
-        var d = [UInt8(m / 100), UInt8(m / 10 % 10), UInt8(m % 10)]
-        while d.last == 0 { d.removeLast() }
-        for x in d { out.append(x + 0x30) }
+        decimals(m, digits: 3, into: &out)
     }
 
     /// A real number with up to four decimals (matrices of images).
     static func real(_ v: Double, into out: inout [UInt8]) {
         let m = Int((v * 10000).rounded())
         if m < 0 { out.append(0x2D) }
-        let a = m.magnitude
-        int(Int(a / 10000), into: &out)
-        var frac = Int(a % 10000)
-        if frac == 0 { return }
+        let a = Int(m.magnitude)
+        int(a / 10000, into: &out)
+        if a % 10000 != 0 { decimals(a % 10000, digits: 4, into: &out) }
+    }
+
+    /// "." and the `digits` decimals of the fraction `f`/10^digits (0 < f < 10^digits), trailing
+    /// zeros dropped: ".5", ".05", ".125".
+    private static func decimals(_ f: Int, digits: Int, into out: inout [UInt8]) {
+        var f = f, n = digits
+        while f % 10 == 0 { f /= 10; n -= 1 }
         out.append(0x2E)
-        var d = [UInt8(frac / 1000), UInt8(frac / 100 % 10), UInt8(frac / 10 % 10), UInt8(frac % 10)]
-        frac = 0
-        while d.last == 0 { d.removeLast() }
-        for x in d { out.append(x + 0x30) }
+        var scale = 1
+        for _ in 1..<n { scale *= 10 }
+        while scale > 0 { out.append(UInt8(f / scale % 10) + 0x30); scale /= 10 }
     }
 }
 
@@ -266,18 +268,23 @@ struct StrokePieces: ShapeSink {
     /// corner of its pieces' bounding box, so its coordinates have the digits of the stroke's
     /// size. Not clamped to the page: the clipped pieces reach a little past it.
     var origin: (x: Int, y: Int) {
-        var x = Double.infinity, y = Double.infinity
-        for p in pieces { x = min(x, p.minX); y = min(y, p.minY) }
-        return (VectorGrid.grid(x), VectorGrid.grid(y))
+        let e = extent
+        return (VectorGrid.grid(e.x0), VectorGrid.grid(e.y0))
     }
 
     /// Bounding box of the pieces in reference pixels, clamped to the page.
     var bounds: (x0: Double, y0: Double, x1: Double, y1: Double) {
+        let e = extent
+        return (max(e.x0, 0), max(e.y0, 0), min(e.x1, width), min(e.y1, height))
+    }
+
+    /// Bounding box of the pieces in reference pixels, where they are (`bounds` and `origin`).
+    var extent: (x0: Double, y0: Double, x1: Double, y1: Double) {
         var b = (x0: Double.infinity, y0: Double.infinity, x1: -Double.infinity, y1: -Double.infinity)
         for p in pieces {
             b.x0 = min(b.x0, p.minX); b.y0 = min(b.y0, p.minY); b.x1 = max(b.x1, p.maxX); b.y1 = max(b.y1, p.maxY)
         }
-        return (max(b.x0, 0), max(b.y0, 0), min(b.x1, width), min(b.y1, height))
+        return b
     }
 }
 

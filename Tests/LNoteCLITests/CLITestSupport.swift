@@ -69,18 +69,25 @@ func builtProduct(_ name: String) throws -> String {
     return path
 }
 
-/// Ctrl-C in the middle of a write: starts `lnote-render arguments`, waits until a temporary
-/// file (or directory) shows in `directory`, lets it work a moment longer, sends SIGINT and waits
-/// for the end. Returns the temporary names left in `directory` (an interrupted command must
-/// leave none); skips when the command ended before it could be interrupted.
-func interruptedWhileWriting(_ arguments: [String], temporariesIn directory: String,
-                             file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+/// Starts the built `lnote-render arguments` with its output discarded (a test that only
+/// watches what it does to files, or interrupts it).
+func startLNoteRender(_ arguments: [String]) throws -> Process {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: try builtProduct("lnote-render"))
     p.arguments = arguments
     p.standardOutput = FileHandle.nullDevice
     p.standardError = FileHandle.nullDevice
     try p.run()
+    return p
+}
+
+/// Ctrl-C in the middle of a write: starts `lnote-render arguments`, waits until a temporary
+/// file (or directory) shows in `directory`, lets it work a moment longer, sends SIGINT and waits
+/// for the end. Returns the temporary names left in `directory` (an interrupted command must
+/// leave none); skips when the command ended before it could be interrupted.
+func interruptedWhileWriting(_ arguments: [String], temporariesIn directory: String,
+                             file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+    let p = try startLNoteRender(arguments)
     defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
     func temporaries() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter(AtomicFile.isTemporaryFileName).sorted()

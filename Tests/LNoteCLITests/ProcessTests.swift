@@ -58,12 +58,7 @@ final class ProcessTests: XCTestCase {
 
     /// Starts `lnote-render args`, kills it with SIGKILL after `delay` seconds (if still running).
     func killMidway(_ args: [String], after delay: Double) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try builtProduct("lnote-render"))
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let p = try startLNoteRender(args)
         usleep(useconds_t(delay * 1_000_000))
         if p.isRunning { kill(p.processIdentifier, SIGKILL) }
         p.waitUntilExit()
