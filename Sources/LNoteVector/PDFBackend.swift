@@ -12,11 +12,14 @@ import LNoteShape
 ///   the same way, so overlaps are covered once and translucent ink has no darker joints.
 /// - Opacity: a stroke whose pieces share one factor (pen, highlighter, a uniformly thin stroke)
 ///   is filled with `ca` = colour alpha × factor. Where the factors differ (pencil pressure,
-///   the thin parts of a tapering stroke), the opacity is a luminosity soft mask: a form in
-///   which the pieces of each factor level are one path filled with that level as grey,
-///   levels in ascending order, so the largest value counts (`StrokePieces.byLevel`), and the
-///   stroke's bounding box is filled through it (the mask carries the coverage too, so it is
-///   not anti-aliased twice). The colour alpha is folded into the mask's grey levels (grey =
+///   the thin parts of a tapering stroke), the stroke's outline is filled through a luminosity
+///   soft mask that holds only the factor: a form in which the centre lines of the pieces of
+///   each factor level are stroked in that level's grey, levels ascending so that the largest
+///   value counts, first a point wider than the stroke and then at its radius
+///   (`StrokePieces.maskStrokes`), so the outline alone anti-aliases the stroke's sides. The
+///   mask's box and form bounding box lie that point and a pixel outside the ink (a box edge
+///   that cuts inked pixels would anti-alias them a second time). The colour alpha is folded
+///   into the mask's grey levels (grey =
 ///   alpha × factor) and the fill has `ca` 1: MuPDF 1.21 applies a fill's `ca` twice when a
 ///   luminosity soft mask is in effect (black at `ca` 0.6 through grey 1 came out 162 where
 ///   poppler and PDFium give 102); with the alpha in the mask all three give 101–102.
@@ -76,9 +79,8 @@ public final class PDFDocumentBackend: PageBackend {
         real(p.pointsPerStep); append(" 0 0 "); real(-p.pointsPerStep); append(" 0 ")
         real(p.heightPoints); append(" cm\n")
         if layers.paper {
-            let (r, g, b) = paperRGB(entry.background.color)
             append("/\(state(alpha: 1, multiply: false)) gs ")
-            color(r, g, b); append(" rg\n")
+            color(paperRGB(entry.background.color)); append(" rg\n")
             var path = PathText(.pdf)
             path.rect(0, 0, p.gridWidth, p.gridHeight)
             content += path.out
@@ -86,9 +88,8 @@ public final class PDFDocumentBackend: PageBackend {
         }
         if layers.template, let path = p.templatePath(.pdf) {
             let line = entry.background.lineColor
-            let (r, g, b) = unitRGB(line)
             append("/\(state(alpha: Double(line.a) / 255, multiply: false)) gs ")
-            color(r, g, b); append(" rg\n")
+            color(inkRGB(line)); append(" rg\n")
             content += path.out
             append("f\n")
         }
@@ -99,37 +100,35 @@ public final class PDFDocumentBackend: PageBackend {
         let ink = Ink(stroke)
         let alpha = Double(ink.opacity)
         let multiply = ink.mode == .multiply
-        let (r, g, b) = unitRGB(ink.color)
+        let rgb = inkRGB(ink.color)
         let origin = sink.origin
         if let f = sink.uniformFactor {
             translation(origin, into: &content)
             append(" /\(state(alpha: alpha * Double(f), multiply: multiply)) gs ")
-            color(r, g, b); append(" rg\n")
+            color(rgb); append(" rg\n")
             PathText.append(to: &content, .pdf, origin: origin) { OutlineBuilder.outline(sink.pieces, into: &$0) }
             append("f Q\n")
             return
         }
-        // The soft mask: each level's pieces filled with grey colour alpha × factor, levels
-        // ascending (the largest counts); the box is then filled with `ca` 1 through it.
-        let box = sink.bounds
-        let x0 = VectorGrid.grid(box.x0) - 1, y0 = VectorGrid.grid(box.y0) - 1
-        let x1 = VectorGrid.grid(box.x1) + 1, y1 = VectorGrid.grid(box.y1) + 1
+        // The soft mask: each level's centre lines stroked in grey colour alpha × factor,
+        // levels ascending (the largest counts); the outline is then filled with `ca` 1 through it.
+        let (x0, y0, x1, y1) = sink.maskBox
         var form: [UInt8] = []
-        translation(origin, into: &form, saving: false); form.append(0x0A)
-        for (level, pieces) in sink.byLevel {
-            NumberText.unit(alpha * level, into: &form); form += Array(" g\n".utf8)
-            PathText.append(to: &form, .pdf, origin: origin) { OutlineBuilder.outline(pieces, into: &$0) }
-            form += Array("f\n".utf8)
+        translation(origin, into: &form, saving: false); form += Array(" 1 J 1 j\n".utf8)
+        for stroke in sink.maskStrokes {
+            NumberText.unit(alpha * stroke.factor, into: &form); form += Array(" G ".utf8)
+            NumberText.int(stroke.width, into: &form); form += Array(" w\n".utf8)
+            PathText.append(to: &form, .pdf, origin: origin) { $0.polylines(stroke.lines) }
+            form += Array("S\n".utf8)
         }
         let formNumber = file.allocate()
         let dict = Array("/Type/XObject/Subtype/Form/BBox[\(x0) \(y0) \(x1) \(y1)]/Group<</S/Transparency/CS/DeviceGray>>/Filter/FlateDecode".utf8)
         pending.append((formNumber, dict, Flate.compress(form, level: compression)))
-        let name = state(alpha: 1, multiply: multiply, mask: formNumber)
-        append("q /\(name) gs ")
-        color(r, g, b); append(" rg\n")
-        var rect = PathText(.pdf)
-        rect.rect(x0, y0, x1, y1)
-        content += rect.out
+        // The mask is set before the translation: its form carries its own.
+        append("q /\(state(alpha: 1, multiply: multiply, mask: formNumber)) gs ")
+        color(rgb); append(" rg ")
+        translation(origin, into: &content, saving: false); append("\n")
+        PathText.append(to: &content, .pdf, origin: origin) { OutlineBuilder.outline(sink.pieces, into: &$0) }
         append("f Q\n")
     }
 
@@ -258,9 +257,9 @@ public final class PDFDocumentBackend: PageBackend {
 
     @inline(__always) private func append(_ s: String) { content += Array(s.utf8) }
     private func real(_ v: Double) { NumberText.real(v, into: &content) }
-    private func color(_ r: Double, _ g: Double, _ b: Double) {
-        NumberText.unit(r, into: &content); content.append(0x20)
-        NumberText.unit(g, into: &content); content.append(0x20)
-        NumberText.unit(b, into: &content)
+    private func color(_ c: RGB8) {
+        NumberText.component(c.r, into: &content); content.append(0x20)
+        NumberText.component(c.g, into: &content); content.append(0x20)
+        NumberText.component(c.b, into: &content)
     }
 }

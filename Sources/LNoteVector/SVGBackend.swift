@@ -6,9 +6,9 @@ import LNoteShape
 ///
 /// The same constructions as the PDF backend (see `PDFDocumentBackend`): a stroke is one
 /// `<path>` filled once (nonzero); highlighter ink has `mix-blend-mode:multiply` on the path
-/// itself, on the page, in no group; varying factors become a luminance `<mask>` holding one
-/// grey path per factor level in ascending order (the maximum counts, `StrokePieces.byLevel`),
-/// with the stroke's box filled through it. Images are `<image>` elements holding the asset file itself (base64, JPEG or PNG byte
+/// itself, on the page, in no group; varying factors become a luminance `<mask>` of grey
+/// stroked centre lines, one path per factor level and width in ascending order (the maximum
+/// counts, `StrokePieces.maskStrokes`), with the stroke's outline filled through it. Images are `<image>` elements holding the asset file itself (base64, JPEG or PNG byte
 /// for byte, except a JPEG's EXIF orientation, set to 1: browsers would apply it, spec §4 ignores
 /// it), each asset once per file (`<use>` for repeats), placed by a matrix.
 public final class SVGPageBackend: PageBackend {
@@ -53,13 +53,11 @@ public final class SVGPageBackend: PageBackend {
         let number = pageNumber ?? package.pages.firstIndex { if case .valid(let e) = $0 { e.id == entry.id } else { false } }.map { $0 + 1 }
         append("<title>\(Self.title(document: package.document.title, page: number))</title>\n")
         if layers.paper {
-            let (r, g, b) = paperRGB(entry.background.color)
-            append("<rect width=\"\(p.gridWidth)\" height=\"\(p.gridHeight)\" fill=\"\(hex(r, g, b))\"/>\n")
+            append("<rect width=\"\(p.gridWidth)\" height=\"\(p.gridHeight)\" fill=\"\(hex(paperRGB(entry.background.color)))\"/>\n")
         }
         if layers.template, let path = p.templatePath(.svg) {
             let line = entry.background.lineColor
-            let (r, g, b) = unitRGB(line)
-            append("<path fill=\"\(hex(r, g, b))\"\(opacity("fill-opacity", Double(line.a) / 255)) d=\"")
+            append("<path fill=\"\(hex(inkRGB(line)))\"\(opacity("fill-opacity", Double(line.a) / 255)) d=\"")
             body += path.out
             append("\"/>\n")
         }
@@ -68,26 +66,29 @@ public final class SVGPageBackend: PageBackend {
     public func drawStroke(_ stroke: Stroke) {
         guard let p = page, let sink = StrokePieces.visible(stroke, on: p, using: shape) else { return }
         let ink = Ink(stroke)
-        let (r, g, b) = unitRGB(ink.color)
+        let rgb = inkRGB(ink.color)
         let blend = ink.mode == .multiply ? " style=\"mix-blend-mode:multiply\"" : ""
         let alpha = Double(ink.opacity)
         if let f = sink.uniformFactor {
-            append("<path fill=\"\(hex(r, g, b))\"\(opacity("fill-opacity", alpha * Double(f)))\(blend) d=\"")
+            append("<path fill=\"\(hex(rgb))\"\(opacity("fill-opacity", alpha * Double(f)))\(blend) d=\"")
             PathText.append(to: &body, .svg) { OutlineBuilder.outline(sink.pieces, into: &$0) }
             append("\"/>\n")
             return
         }
-        let box = sink.bounds
-        let x0 = VectorGrid.grid(box.x0) - 1, y0 = VectorGrid.grid(box.y0) - 1
-        let x1 = VectorGrid.grid(box.x1) + 1, y1 = VectorGrid.grid(box.y1) + 1
+        let (x0, y0, x1, y1) = sink.maskBox
         masks += 1
         append("<mask id=\"m\(masks)\" maskUnits=\"userSpaceOnUse\" x=\"\(x0)\" y=\"\(y0)\" width=\"\(x1 - x0)\" height=\"\(y1 - y0)\">\n")
-        for (v, pieces) in sink.byLevel {
-            append("<path fill=\"\(hex(v, v, v))\" d=\"")
-            PathText.append(to: &body, .svg) { OutlineBuilder.outline(pieces, into: &$0) }
+        append("<g fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n")
+        for stroke in sink.maskStrokes {
+            let grey = UInt8((min(max(stroke.factor, 0), 1) * 255).rounded())
+            append("<path stroke=\"\(hex((grey, grey, grey)))\" stroke-width=\"\(stroke.width)\" d=\"")
+            PathText.append(to: &body, .svg) { $0.polylines(stroke.lines) }
             append("\"/>\n")
         }
-        append("</mask>\n<rect x=\"\(x0)\" y=\"\(y0)\" width=\"\(x1 - x0)\" height=\"\(y1 - y0)\" fill=\"\(hex(r, g, b))\"\(opacity("fill-opacity", alpha))\(blend) mask=\"url(#m\(masks))\"/>\n")
+        append("</g>\n")
+        append("</mask>\n<path fill=\"\(hex(rgb))\"\(opacity("fill-opacity", alpha))\(blend) mask=\"url(#m\(masks))\" d=\"")
+        PathText.append(to: &body, .svg) { OutlineBuilder.outline(sink.pieces, into: &$0) }
+        append("\"/>\n")
     }
 
     public func drawImage(_ placement: ImagePlacement) throws(LNoteError) {
@@ -147,12 +148,11 @@ public final class SVGPageBackend: PageBackend {
         return " \(attribute)=\"\(String(decoding: t, as: UTF8.self))\""
     }
 
-    private func hex(_ r: Double, _ g: Double, _ b: Double) -> String {
+    private func hex(_ c: RGB8) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = [0x23]
-        for v in [r, g, b] {
-            let c = Int((min(max(v, 0), 1) * 255).rounded())
-            out.append(digits[c >> 4]); out.append(digits[c & 15])
+        for v in [c.r, c.g, c.b] {
+            out.append(digits[Int(v >> 4)]); out.append(digits[Int(v & 15)])
         }
         return String(decoding: out, as: UTF8.self)
     }

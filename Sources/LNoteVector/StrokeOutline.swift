@@ -50,6 +50,25 @@ struct NumberText {
         decimals(m, digits: 3, into: &out)
     }
 
+    /// The colour component `c`/255 in the fewest decimals (at most three) whose value times 255
+    /// lies in [c + 0.05, c + 0.45]: a viewer that rounds and one that truncates both get the
+    /// byte back. The nearest three-decimal value is not enough — MuPDF truncates, so ".992"
+    /// (252.96) came out 252 where poppler and PDFium give 253, a paper of #FFFDF5 one level
+    /// darker over the whole page.
+    static func component(_ c: UInt8, into out: inout [UInt8]) {
+        if c == 0 { out.append(0x30); return }
+        if c == 255 { out.append(0x31); return }
+        var scale = 10
+        for digits in 1...3 {
+            let lo = ((Double(c) + 0.05) / 255 * Double(scale)).rounded(.up)
+            if lo <= (Double(c) + 0.45) / 255 * Double(scale) || digits == 3 {
+                decimals(Int(lo), digits: digits, into: &out)
+                return
+            }
+            scale *= 10
+        }
+    }
+
     /// A real number with up to four decimals (matrices of images).
     static func real(_ v: Double, into out: inout [UInt8]) {
         let m = Int((v * 10000).rounded())
@@ -169,6 +188,15 @@ struct PathText {
         if syntax == .svg { out.append(0x7A); command = 0x7A; current = subPathStart } else { out.append(contentsOf: [0x68, 0x0A]) }
     }
 
+    /// Open polylines (a soft mask's centre lines, stroked).
+    mutating func polylines(_ lines: [[(x: Int, y: Int)]]) {
+        for l in lines {
+            guard let first = l.first else { continue }
+            move(first.x, first.y)
+            for q in l.dropFirst() { line(q.x, q.y) }
+        }
+    }
+
     /// An axis-aligned rectangle in grid steps, negative orientation.
     mutating func rect(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int) {
         move(x0, y0); line(x0, y1); line(x1, y1); line(x1, y0); close()
@@ -188,6 +216,16 @@ struct PathText {
         curve(x + K, y + Ry, x + R, y + Ky, x + R, y)
         close()
     }
+}
+
+/// One stroked path of a soft mask (`StrokePieces.maskStrokes`): centre lines (grid points),
+/// stroked with round caps and joins at one factor level (`StrokePieces.levels` per unit) and
+/// line width (grid steps).
+struct MaskStroke {
+    var level: Int
+    var width: Int
+    var lines: [[(x: Int, y: Int)]]
+    var factor: Double { Double(level) / StrokePieces.levels }
 }
 
 /// A stroke's pieces, collected so that a writer can decide how to express them: one fill of
@@ -250,18 +288,86 @@ struct StrokePieces: ShapeSink {
     /// into a few levels, each one path.
     static let levels: Double = 128
 
-    /// The pieces grouped by factor level, levels ascending, stroke order kept inside a level.
+    /// The soft mask: centre lines of runs — consecutive, connected pieces at one factor level
+    /// whose radii differ by at most `runRadiusTolerance` — stroked with round caps and joins,
+    /// in two passes, each in ascending level.
     ///
-    /// Painted in this order with the Normal blend mode, each level one path filled once, each
-    /// point ends with the largest factor of the pieces covering it — the max of spec §6 —
-    /// while an anti-aliased edge of a larger level over a smaller one mixes the two by its
-    /// coverage, the area average the raster rule asks for. (The Lighten blend mode expresses
-    /// the same max, but poppler does not apply it inside a soft mask: measured 25.0 dB
-    /// against 39.8 dB for this order on the notes sample's pencil page.)
-    var byLevel: [(level: Double, pieces: [ShapePiece])] {
-        var groups: [Int: [ShapePiece]] = [:]
-        for p in pieces { groups[Int((Double(p.f) * Self.levels).rounded()), default: []].append(p) }
-        return groups.keys.sorted().compactMap { k in k > 0 ? (Double(k) / Self.levels, groups[k]!) : nil }
+    /// Painted in this order with the Normal blend mode, each point of the stroke ends with the
+    /// largest factor of the runs reaching it — the max of spec §6 — while an anti-aliased edge
+    /// of a larger level over a smaller one mixes the two by its coverage. (The Lighten blend
+    /// mode expresses the same max, but poppler does not apply it inside a soft mask: measured
+    /// 25.0 dB against 39.8 dB for this order on the notes sample's pencil page.)
+    ///
+    /// The stroke's outline, filled through the mask, gives the coverage, so the mask must hold
+    /// the factor alone, also in the pixels the outline's sides cut. Level paths of the
+    /// stroke's own size do not: their sides are anti-aliased like the outline's, once per
+    /// overlapping level, and the two coverages multiply (9–18 % too much ink on pencil
+    /// handwriting in every viewer, exact ones included). Hence the two passes:
+    /// 1. spread: each run `maskSpread` wider than its largest radius on every side, so every
+    ///    pixel the outline touches holds a factor of the nearby part of the stroke;
+    /// 2. exact: each run at its largest radius — its pieces, within `runRadiusTolerance` — so
+    ///    that inside the stroke the largest factor covering a point wins, over values already
+    ///    close to it.
+    /// (The second pass alone is the first problem; the first alone spreads each level a
+    /// spread's width along the stroke: 49 against 56 dB in librsvg on real pencil.) A centre
+    /// line is two numbers a sample, against four and the caps for an outline.
+    var maskStrokes: [MaskStroke] {
+        let runs = maskRuns
+        return strokes(of: runs, spread: Self.maskSpread) + strokes(of: runs, spread: 0)
+    }
+
+    /// Largest difference (reference pixels) of the radii in one run: a run is stroked at its
+    /// largest radius, so its round caps reach at most this much past its pieces' discs.
+    /// (Without it, a run of full factor starting where a tapering end stops being thin took
+    /// its thickest radius back over the faint tip: 13–17 % too much ink there.)
+    static let runRadiusTolerance: Double = 0.25
+
+    /// The runs of `maskStrokes`, as index ranges into `pieces` (level-0 pieces are in none).
+    private var maskRuns: [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0, lo = 0.0, hi = 0.0
+        for (i, p) in pieces.enumerated() {
+            let pmin = min(p.r0, p.r1), pmax = max(p.r0, p.r1)
+            if i > start {
+                let q = pieces[i - 1]
+                if Self.level(p) != Self.level(q) || !Self.connected(q, p) || max(hi, pmax) - min(lo, pmin) > Self.runRadiusTolerance {
+                    runs.append(start..<i)
+                    start = i
+                }
+            }
+            if i == start { lo = pmin; hi = pmax } else { lo = min(lo, pmin); hi = max(hi, pmax) }
+        }
+        if start < pieces.count { runs.append(start..<pieces.count) }
+        return runs.filter { Self.level(pieces[$0.lowerBound]) > 0 }
+    }
+
+    @inline(__always) static func level(_ p: ShapePiece) -> Int { Int((Double(p.f) * levels).rounded()) }
+    @inline(__always) static func connected(_ a: ShapePiece, _ b: ShapePiece) -> Bool {
+        VectorGrid.grid(a.x1) == VectorGrid.grid(b.x0) && VectorGrid.grid(a.y1) == VectorGrid.grid(b.y0)
+    }
+
+    /// One pass of `maskStrokes`: the runs, each stroked `spread` wider than its largest radius
+    /// on every side, grouped by level and width, levels ascending.
+    private func strokes(of runs: [Range<Int>], spread: Double) -> [MaskStroke] {
+        var groups: [Int: [MaskStroke]] = [:]
+        for run in runs {
+            var radius = 0.0
+            var line = [(x: VectorGrid.grid(pieces[run.lowerBound].x0), y: VectorGrid.grid(pieces[run.lowerBound].y0))]
+            for p in pieces[run] {
+                radius = max(radius, p.r0, p.r1)
+                let q = (x: VectorGrid.grid(p.x1), y: VectorGrid.grid(p.y1))
+                if q != line.last! { line.append(q) }
+            }
+            if line.count == 1 { line.append((line[0].x + 1, line[0].y)) }   // a dot: round caps draw its disc
+            let width = Int((2 * (radius + spread) * VectorGrid.perPixel).rounded(.up))
+            let level = Self.level(pieces[run.lowerBound])
+            if let i = groups[width]?.firstIndex(where: { $0.level == level }) {
+                groups[width]![i].lines.append(line)
+            } else {
+                groups[width, default: []].append(MaskStroke(level: level, width: width, lines: [line]))
+            }
+        }
+        return groups.values.joined().sorted { ($0.level, $0.width) < ($1.level, $1.width) }
     }
 
     /// The grid point a PDF writes the stroke's path relative to (`PathText.origin`): the
@@ -276,6 +382,22 @@ struct StrokePieces: ShapeSink {
     var bounds: (x0: Double, y0: Double, x1: Double, y1: Double) {
         let e = extent
         return (max(e.x0, 0), max(e.y0, 0), min(e.x1, width), min(e.y1, height))
+    }
+
+    /// How far (reference pixels: 1 pt, a device pixel at 72 dpi) the mask's spread pass
+    /// reaches past the stroke's sides (see `maskStrokes`). The stroke's own outline is what is filled through the mask,
+    /// so its coverage is anti-aliased once, by one path; the mask holds only the factor, and
+    /// its level paths' edges lie where the outline covers nothing. (Filling a box through level
+    /// paths of the stroke's own size anti-aliased its sides once per overlapping level: 9–18 %
+    /// too much ink on pencil handwriting in every viewer, exact ones included.)
+    static let maskSpread: Double = VectorGrid.referenceScale
+
+    /// The box, on the grid, that a soft mask spans: the spread pass's box plus a reference
+    /// pixel, clamped to the page (its edges are pixel edges).
+    var maskBox: (x0: Int, y0: Int, x1: Int, y1: Int) {
+        let e = extent, m = Self.maskSpread + 1
+        return (VectorGrid.grid(max(e.x0 - m, 0)), VectorGrid.grid(max(e.y0 - m, 0)),
+                VectorGrid.grid(min(e.x1 + m, width)), VectorGrid.grid(min(e.y1 + m, height)))
     }
 
     /// Bounding box of the pieces in reference pixels, where they are (`bounds` and `origin`).

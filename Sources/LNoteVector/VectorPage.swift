@@ -85,14 +85,15 @@ struct VectorPage {
     }
 }
 
-/// sRGB components 0…1 of a colour's channels (alpha not applied).
-@inline(__always) func unitRGB(_ c: Color) -> (Double, Double, Double) {
-    (Double(c.r) / 255, Double(c.g) / 255, Double(c.b) / 255)
-}
+/// The sRGB bytes of a colour (alpha not applied). Colours stay bytes until a backend writes
+/// them: each format has its own exact way (`NumberText.component`, hex).
+typealias RGB8 = (r: UInt8, g: UInt8, b: UInt8)
 
-/// The page colour composited over white (spec §2), as 0…1 components.
-func paperRGB(_ c: Color) -> (Double, Double, Double) {
+@inline(__always) func inkRGB(_ c: Color) -> RGB8 { (c.r, c.g, c.b) }
+
+/// The page colour composited over white (spec §2).
+func paperRGB(_ c: Color) -> RGB8 {
     let a = Double(c.a) / 255
-    let f = { (v: UInt8) in (Double(v) * a + 255 * (1 - a)).rounded() / 255 }
+    let f = { (v: UInt8) in UInt8((Double(v) * a + 255 * (1 - a)).rounded()) }
     return (f(c.r), f(c.g), f(c.b))
 }

@@ -7,12 +7,11 @@
 //   export) whose ink differs from the PNG's by more than a share, at 72 and 144 dpi.
 //
 // The bar of issue 27 is PSNR >= 40 dB (poppler 38; pages with images 22) and tiles within 15 %
-// (poppler 25 %). Where a viewer does not meet it today the bar below is the measured state
-// (closing note of issue 27, its table), so that it still catches a regression: sub-pixel ink
-// (hairlines, thin tapering strokes, template lines at 72 dpi) comes out darker in poppler,
-// PDFium and Chromium than its exact area. On pages with images, poppler and PDFium resample
-// the images their own way (poppler does not interpolate; PDFium widens an enlarged PNG's
-// alpha edges), so their tiles are not held there.
+// (poppler 25 %). Every viewer meets it on every page without images, but for one tile in PDFium:
+// the real-notebook sample's page 3 at 72 dpi, 26 % (see the closing note of issue 27), held at
+// 30 % here so that it still catches a regression. On pages with images, poppler and PDFium
+// resample the images their own way (poppler does not interpolate; PDFium widens an enlarged
+// PNG's alpha edges), so their tiles are not held there.
 //
 // And the reduced soft-mask case of issue 27: a fill whose colour alpha is 0.6, through a
 // luminosity soft mask of grey 1, must come out at 102 in every PDF viewer (MuPDF 1.21 applied
@@ -197,11 +196,9 @@ final class VectorViewerTests: XCTestCase {
             }
         }
         switch judge {
-        case .mupdf: return Bar(psnr: 40, offShare: 0.005, tile: 0.20)      // issue: 15 %
-        case .librsvg: return Bar(psnr: 40, offShare: 0.005, tile: 0.20)    // issue: 15 %
-        case .poppler: return Bar(psnr: 33, offShare: 0.02, tile: 0.66)     // issue: 38 dB, 25 %
-        case .pdfium: return Bar(psnr: 40, offShare: 0.005, tile: 0.30)     // issue: 40 dB (met), 15 %
-        case .chromium: return Bar(psnr: 37, offShare: 0.005, tile: 0.36)   // issue: 40 dB, 15 %
+        case .mupdf, .librsvg, .chromium: return Bar(psnr: 40, offShare: 0.005, tile: 0.15)   // the issue's
+        case .poppler: return Bar(psnr: 38, offShare: 0.005, tile: 0.25)                      // the issue's
+        case .pdfium: return Bar(psnr: 40, offShare: 0.005, tile: 0.30)                       // issue: 40 dB (met), 15 %
         }
     }
 

@@ -10,6 +10,32 @@ import LNoteShape
 import LNoteTestSupport
 
 @Suite struct VectorWriterTests {
+    @Test func colourComponentsSurviveTruncatingAndRoundingViewers() {
+        // MuPDF truncates a colour to a byte, poppler and PDFium round: every byte must come back
+        // from its decimal both ways (".992" for 253 came out 252 in MuPDF).
+        for c in 0...255 {
+            var text: [UInt8] = []
+            NumberText.component(UInt8(c), into: &text)
+            let v = Double(String(decoding: text, as: UTF8.self))!
+            #expect(Int(Float(v) * 255) == c && Int((v * 255).rounded()) == c, "\(c): \(String(decoding: text, as: UTF8.self))")
+            #expect(text.count <= 4)
+        }
+    }
+
+    @Test func aSoftMaskSpansItsSpreadPassWithAPixelToSpare() {
+        // The box a masked stroke is filled through must not cut a pixel the ink touches.
+        var sink = StrokePieces(width: 1000, height: 1000)
+        sink.piece(ShapePiece(x0: 100, y0: 100, r0: 2, x1: 200, y1: 130, r1: 3, f: 0.4))
+        sink.piece(ShapePiece(x0: 200, y0: 130, r0: 3, x1: 260, y1: 90, r1: 1, f: 0.9))
+        let box = sink.maskBox, e = sink.extent, m = (StrokePieces.maskSpread + 1) * VectorGrid.perPixel
+        #expect(Double(box.x0) <= e.x0 * VectorGrid.perPixel - m + 1 && Double(box.x1) >= e.x1 * VectorGrid.perPixel + m - 1)
+        #expect(Double(box.y0) <= e.y0 * VectorGrid.perPixel - m + 1 && Double(box.y1) >= e.y1 * VectorGrid.perPixel + m - 1)
+        // Near the page's edge the box stops at the edge.
+        var edge = StrokePieces(width: 1000, height: 1000)
+        edge.piece(ShapePiece(x0: 1, y0: 500, r0: 2, x1: 50, y1: 500, r1: 2, f: 0.5))
+        #expect(edge.maskBox.x0 == 0)
+    }
+
     @Test func pdfDates() {
         #expect(PDFInfo.pdfDate("2026-11-20T09:14:03.120Z") == "D:20261120091403Z")
         #expect(PDFInfo.pdfDate("2026-11-29T10:00:00Z") == "D:20261129100000Z")
@@ -276,16 +302,42 @@ import LNoteTestSupport
         }
     }
 
-    @Test func levelsAscendAndCoverEveryPiece() {
+    @Test func maskStrokesAscendInTwoPassesAndJoinConnectedPiecesOfALevel() {
         var sink = StrokePieces(width: 100, height: 100)
         for (i, f) in [0.9, 0.3, 0.3001, 0.6, 0.9].enumerated() {
             sink.piece(ShapePiece(x0: Double(10 * i), y0: 10, r0: 2, x1: Double(10 * i + 10), y1: 10, r1: 2, f: Float(f)))
         }
-        let levels = sink.byLevel
-        #expect(levels.map(\.level) == levels.map(\.level).sorted())
-        #expect(levels.count == 3)
-        #expect(levels.reduce(0) { $0 + $1.pieces.count } == 5)
+        let strokes = sink.maskStrokes
+        // Two passes (spread, then exact), each with the three levels ascending.
+        #expect(strokes.count == 6)
+        let grid = VectorGrid.perPixel
+        for (pass, width) in [(Array(strokes.prefix(3)), Int((2 * (2 + StrokePieces.maskSpread) * grid).rounded(.up))),
+                              (Array(strokes.suffix(3)), Int(4 * grid))] {
+            #expect(pass.map(\.level) == pass.map(\.level).sorted())
+            #expect(pass.map(\.lines.count) == [1, 1, 2])   // the two 0.9 pieces are not connected
+            #expect(pass[0].lines[0].count == 3)              // 0.3 and 0.3001 are one level: one line
+            #expect(pass.allSatisfy { $0.width == width })
+        }
         #expect(sink.uniformFactor == nil)
+    }
+
+    @Test func aMaskRunBreaksWhereItsRadiusVaries() {
+        // A taper: the radius grows 0.1 px a piece, so a run holds two pieces (0.2 px apart;
+        // a third would make it 0.3, over `runRadiusTolerance`).
+        var sink = StrokePieces(width: 100, height: 100)
+        for i in 0..<9 {
+            sink.piece(ShapePiece(x0: Double(10 * i), y0: 10, r0: 1 + 0.1 * Double(i), x1: Double(10 * i + 10), y1: 10,
+                                  r1: 1 + 0.1 * Double(i + 1), f: 0.5))
+        }
+        sink.piece(ShapePiece(x0: 90, y0: 10, r0: 2, x1: 95, y1: 10, r1: 2, f: 0.25))   // another level
+        let exact = sink.maskStrokes.suffix(from: sink.maskStrokes.count / 2)
+        let lines = exact.flatMap(\.lines)
+        // The other level's piece first (lower), then four runs of two pieces and one of one.
+        #expect(lines.map(\.count) == [2, 3, 3, 3, 3, 2])
+        // Each run is stroked at its own largest radius.
+        let grid = VectorGrid.perPixel
+        let radii = [2] + [2, 4, 6, 8, 9].map { 1 + 0.1 * Double($0) }
+        #expect(exact.map(\.width) == radii.map { Int((2 * $0 * grid).rounded(.up)) })
     }
 
     @Test func piecesFarOffThePageAreClippedNotDropped() {
