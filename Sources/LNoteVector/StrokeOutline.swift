@@ -308,9 +308,9 @@ struct StrokePieces: ShapeSink {
     /// 2. exact: each run at its largest radius — its pieces, within `runRadiusTolerance` — so
     ///    that inside the stroke the largest factor covering a point wins, over values already
     ///    close to it.
-    /// (The second pass alone is the first problem; the first alone spreads each level a
-    /// spread's width along the stroke: 49 against 56 dB in librsvg on real pencil.) A centre
-    /// line is two numbers a sample, against four and the caps for an outline.
+    /// (The second pass alone is the problem above; the first alone carries each level a
+    /// spread's width along the stroke: 45–50 against 56–57 dB in librsvg on real pencil.) A
+    /// centre line is two numbers a sample, against four and the caps for an outline.
     var maskStrokes: [MaskStroke] {
         let runs = maskRuns
         return strokes(of: runs, spread: Self.maskSpread) + strokes(of: runs, spread: 0)
@@ -378,29 +378,22 @@ struct StrokePieces: ShapeSink {
         return (VectorGrid.grid(e.x0), VectorGrid.grid(e.y0))
     }
 
-    /// Bounding box of the pieces in reference pixels, clamped to the page.
-    var bounds: (x0: Double, y0: Double, x1: Double, y1: Double) {
-        let e = extent
-        return (max(e.x0, 0), max(e.y0, 0), min(e.x1, width), min(e.y1, height))
-    }
-
     /// How far (reference pixels: 1 pt, a device pixel at 72 dpi) the mask's spread pass
-    /// reaches past the stroke's sides (see `maskStrokes`). The stroke's own outline is what is filled through the mask,
-    /// so its coverage is anti-aliased once, by one path; the mask holds only the factor, and
-    /// its level paths' edges lie where the outline covers nothing. (Filling a box through level
-    /// paths of the stroke's own size anti-aliased its sides once per overlapping level: 9–18 %
-    /// too much ink on pencil handwriting in every viewer, exact ones included.)
+    /// reaches past the stroke's sides (see `maskStrokes`).
     static let maskSpread: Double = VectorGrid.referenceScale
 
-    /// The box, on the grid, that a soft mask spans: the spread pass's box plus a reference
-    /// pixel, clamped to the page (its edges are pixel edges).
+    /// The box, on the grid, that a soft mask spans (the form's bounding box, the SVG mask's
+    /// region): the spread pass's box plus a reference pixel, clamped to the page (whose edges
+    /// are pixel edges). A box edge must not cut a pixel the ink covers: viewers anti-alias it too, and the
+    /// two coverages multiply (a box 0.05 px outside a pencil line took 55 % of the pixel row
+    /// under it in MuPDF and librsvg, and all of it in Chromium, which rounds the box to pixels).
     var maskBox: (x0: Int, y0: Int, x1: Int, y1: Int) {
         let e = extent, m = Self.maskSpread + 1
         return (VectorGrid.grid(max(e.x0 - m, 0)), VectorGrid.grid(max(e.y0 - m, 0)),
                 VectorGrid.grid(min(e.x1 + m, width)), VectorGrid.grid(min(e.y1 + m, height)))
     }
 
-    /// Bounding box of the pieces in reference pixels, where they are (`bounds` and `origin`).
+    /// Bounding box of the pieces in reference pixels, where they are (`maskBox` and `origin`).
     var extent: (x0: Double, y0: Double, x1: Double, y1: Double) {
         var b = (x0: Double.infinity, y0: Double.infinity, x1: -Double.infinity, y1: -Double.infinity)
         for p in pieces {

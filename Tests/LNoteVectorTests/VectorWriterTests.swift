@@ -281,7 +281,7 @@ import LNoteTestSupport
             var path = PathText(.svg)
             OutlineBuilder.outline(sink.pieces, into: &path)
             let polys = Self.polygons(path.out)
-            let b = sink.bounds
+            let b = sink.extent
             var checked = 0, wrong = 0
             var yy = b.y0 - 2
             while yy < b.y1 + 2 {
