@@ -278,9 +278,9 @@ struct StrokePieces: ShapeSink {
     /// The one factor level all pieces share, or nil when they differ (see `levels`).
     var uniformFactor: Float? {
         guard let first = pieces.first else { return nil }
-        let k = (Double(first.f) * Self.levels).rounded()
-        for p in pieces where (Double(p.f) * Self.levels).rounded() != k { return nil }
-        return Float(k / Self.levels)
+        let k = Self.level(first)
+        for p in pieces where Self.level(p) != k { return nil }
+        return Float(Double(k) / Self.levels)
     }
 
     /// Factor levels per unit: a piece's factor is written rounded to 1/128 (half a level of
@@ -313,7 +313,7 @@ struct StrokePieces: ShapeSink {
     /// centre line is two numbers a sample, against four and the caps for an outline.
     var maskStrokes: [MaskStroke] {
         let runs = maskRuns
-        return strokes(of: runs, spread: Self.maskSpread) + strokes(of: runs, spread: 0)
+        return Self.strokes(of: runs, spread: Self.maskSpread) + Self.strokes(of: runs, spread: 0)
     }
 
     /// Largest difference (reference pixels) of the radii in one run: a run is stroked at its
@@ -322,23 +322,37 @@ struct StrokePieces: ShapeSink {
     /// its thickest radius back over the faint tip: 13–17 % too much ink there.)
     static let runRadiusTolerance: Double = 0.25
 
-    /// The runs of `maskStrokes`, as index ranges into `pieces` (level-0 pieces are in none).
-    private var maskRuns: [Range<Int>] {
-        var runs: [Range<Int>] = []
+    /// A run of `maskStrokes`: its level, its largest radius and its centre line on the grid.
+    private typealias MaskRun = (level: Int, radius: Double, line: [(x: Int, y: Int)])
+
+    /// The runs of `maskStrokes`, in stroke order (level-0 pieces are in none).
+    private var maskRuns: [MaskRun] {
+        var runs: [MaskRun] = []
         var start = 0, lo = 0.0, hi = 0.0
+        func close(_ end: Int) {
+            let level = Self.level(pieces[start])
+            guard level > 0 else { return }
+            var line = [(x: VectorGrid.grid(pieces[start].x0), y: VectorGrid.grid(pieces[start].y0))]
+            for p in pieces[start..<end] {
+                let q = (x: VectorGrid.grid(p.x1), y: VectorGrid.grid(p.y1))
+                if q != line.last! { line.append(q) }
+            }
+            if line.count == 1 { line.append((line[0].x + 1, line[0].y)) }   // a dot: round caps draw its disc
+            runs.append((level, hi, line))
+        }
         for (i, p) in pieces.enumerated() {
             let pmin = min(p.r0, p.r1), pmax = max(p.r0, p.r1)
             if i > start {
                 let q = pieces[i - 1]
                 if Self.level(p) != Self.level(q) || !Self.connected(q, p) || max(hi, pmax) - min(lo, pmin) > Self.runRadiusTolerance {
-                    runs.append(start..<i)
+                    close(i)
                     start = i
                 }
             }
             if i == start { lo = pmin; hi = pmax } else { lo = min(lo, pmin); hi = max(hi, pmax) }
         }
-        if start < pieces.count { runs.append(start..<pieces.count) }
-        return runs.filter { Self.level(pieces[$0.lowerBound]) > 0 }
+        if start < pieces.count { close(pieces.count) }
+        return runs
     }
 
     @inline(__always) static func level(_ p: ShapePiece) -> Int { Int((Double(p.f) * levels).rounded()) }
@@ -347,27 +361,20 @@ struct StrokePieces: ShapeSink {
     }
 
     /// One pass of `maskStrokes`: the runs, each stroked `spread` wider than its largest radius
-    /// on every side, grouped by level and width, levels ascending.
-    private func strokes(of runs: [Range<Int>], spread: Double) -> [MaskStroke] {
-        var groups: [Int: [MaskStroke]] = [:]
+    /// on every side, one stroke per level and width, levels ascending, stroke order kept inside.
+    private static func strokes(of runs: [MaskRun], spread: Double) -> [MaskStroke] {
+        var index: [SIMD2<Int>: Int] = [:]
+        var strokes: [MaskStroke] = []
         for run in runs {
-            var radius = 0.0
-            var line = [(x: VectorGrid.grid(pieces[run.lowerBound].x0), y: VectorGrid.grid(pieces[run.lowerBound].y0))]
-            for p in pieces[run] {
-                radius = max(radius, p.r0, p.r1)
-                let q = (x: VectorGrid.grid(p.x1), y: VectorGrid.grid(p.y1))
-                if q != line.last! { line.append(q) }
-            }
-            if line.count == 1 { line.append((line[0].x + 1, line[0].y)) }   // a dot: round caps draw its disc
-            let width = Int((2 * (radius + spread) * VectorGrid.perPixel).rounded(.up))
-            let level = Self.level(pieces[run.lowerBound])
-            if let i = groups[width]?.firstIndex(where: { $0.level == level }) {
-                groups[width]![i].lines.append(line)
+            let width = Int((2 * (run.radius + spread) * VectorGrid.perPixel).rounded(.up))
+            if let i = index[SIMD2(run.level, width)] {
+                strokes[i].lines.append(run.line)
             } else {
-                groups[width, default: []].append(MaskStroke(level: level, width: width, lines: [line]))
+                index[SIMD2(run.level, width)] = strokes.count
+                strokes.append(MaskStroke(level: run.level, width: width, lines: [run.line]))
             }
         }
-        return groups.values.joined().sorted { ($0.level, $0.width) < ($1.level, $1.width) }
+        return strokes.sorted { ($0.level, $0.width) < ($1.level, $1.width) }
     }
 
     /// The grid point a PDF writes the stroke's path relative to (`PathText.origin`): the
