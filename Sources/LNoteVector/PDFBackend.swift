@@ -9,7 +9,9 @@ import LNoteShape
 /// `1 0 0 1 x y cm`, so its numbers have the digits of its size):
 /// - A stroke is ONE path filled once under the nonzero rule: its pieces' tangent
 ///   quadrilaterals plus the discs at its ends and turning joints (`OutlineBuilder`), all turning
-///   the same way, so overlaps are covered once and translucent ink has no darker joints.
+///   the same way, so overlaps are covered once and translucent ink has no darker joints; where
+///   those runs break at most joints, the boundary of the pieces' union (`UnionOutline`), so
+///   that no two sub-paths cut one edge pixel (PDFium adds their coverages).
 /// - Opacity: a stroke whose pieces share one factor (pen, highlighter, a uniformly thin stroke)
 ///   is filled with `ca` = colour alpha × factor. Where the factors differ (pencil pressure,
 ///   the thin parts of a tapering stroke), the stroke's outline is filled through a luminosity
@@ -43,6 +45,8 @@ public final class PDFDocumentBackend: PageBackend {
     /// outlives a page.
     private var images: [String: Result<Int, LNoteError>] = [:]
     private let shape = StrokeShape()
+    /// Scratch of the outlines traced as unions (`OutlineBuilder.outline(_:into:union:)`).
+    private var union = UnionOutline()
 
     // The page being written.
     private var page: VectorPage?
@@ -106,7 +110,7 @@ public final class PDFDocumentBackend: PageBackend {
             translation(origin, into: &content)
             append(" /\(state(alpha: alpha * Double(f), multiply: multiply)) gs ")
             color(rgb); append(" rg\n")
-            PathText.append(to: &content, .pdf, origin: origin) { OutlineBuilder.outline(sink.pieces, into: &$0) }
+            PathText.append(to: &content, .pdf, origin: origin) { OutlineBuilder.outline(sink.pieces, into: &$0, union: &union) }
             append("f Q\n")
             return
         }
@@ -128,7 +132,7 @@ public final class PDFDocumentBackend: PageBackend {
         append("q /\(state(alpha: 1, multiply: multiply, mask: formNumber)) gs ")
         color(rgb); append(" rg ")
         translation(origin, into: &content, saving: false); append("\n")
-        PathText.append(to: &content, .pdf, origin: origin) { OutlineBuilder.outline(sink.pieces, into: &$0) }
+        PathText.append(to: &content, .pdf, origin: origin) { OutlineBuilder.outline(sink.pieces, into: &$0, union: &union) }
         append("f Q\n")
     }
 

@@ -14,6 +14,8 @@ import LNoteShape
 public final class SVGPageBackend: PageBackend {
     private let package: LNotePackage
     private let shape = StrokeShape()
+    /// Scratch of the outlines traced as unions (`OutlineBuilder.outline(_:into:union:)`).
+    private var union = UnionOutline()
     private var page: VectorPage?
     private var body: [UInt8] = []
     private var shownAssets: [String: Int] = [:]
@@ -71,7 +73,7 @@ public final class SVGPageBackend: PageBackend {
         let alpha = Double(ink.opacity)
         if let f = sink.uniformFactor {
             append("<path fill=\"\(hex(rgb))\"\(opacity("fill-opacity", alpha * Double(f)))\(blend) d=\"")
-            PathText.append(to: &body, .svg) { OutlineBuilder.outline(sink.pieces, into: &$0) }
+            PathText.append(to: &body, .svg) { OutlineBuilder.outline(sink.pieces, into: &$0, union: &union) }
             append("\"/>\n")
             return
         }
@@ -87,7 +89,7 @@ public final class SVGPageBackend: PageBackend {
         }
         append("</g>\n")
         append("</mask>\n<path fill=\"\(hex(rgb))\"\(opacity("fill-opacity", alpha))\(blend) mask=\"url(#m\(masks))\" d=\"")
-        PathText.append(to: &body, .svg) { OutlineBuilder.outline(sink.pieces, into: &$0) }
+        PathText.append(to: &body, .svg) { OutlineBuilder.outline(sink.pieces, into: &$0, union: &union) }
         append("\"/>\n")
     }
 

@@ -302,6 +302,138 @@ import LNoteTestSupport
         }
     }
 
+    /// The union outline covers every point once (winding 0 or ±1), so a viewer that adds the
+    /// coverages of a path's sub-paths in a pixel (PDFium) draws its edges as the others do;
+    /// every sample point more than 0.1 px inside the shape is covered, and every point more
+    /// than 0.1 px outside it is not, except within three quarters of a grid cell of a concave
+    /// crease (where two pieces' edges meet, a cell's chord cuts the corner).
+    /// Strokes: real handwriting's kind (quantized samples a fraction of a pixel apart, turning
+    /// by 45–90°, whose runs break at nearly every joint: PDFium drew such lines 26 % too
+    /// dark), a curl that closes over its start around an open middle (a hole), and random
+    /// wavy and tapering strokes.
+    @Test func theUnionOutlineCoversEachPointOnce() {
+        var union = UnionOutline()
+        for (n, points) in Self.unionStrokes().enumerated() {
+            let sink = Self.pieces(of: Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0), points: points))
+            var path = PathText(.svg)
+            #expect(union.write(sink.pieces, into: &path))
+            let polys = Self.polygons(path.out)
+            let b = sink.extent
+            let crease = 0.75 * UnionOutline.spacing(for: sink.pieces.map { max($0.r0, $0.r1) }.min()!)
+            var checked = 0, wrong: [(Double, Double, Double)] = [], twice = 0, holes = 0
+            var yy = b.y0 - 2
+            while yy < b.y1 + 2 {
+                var xx = b.x0 - 2
+                while xx < b.x1 + 2 {
+                    let w = Self.winding(polys, xx * VectorGrid.perPixel, yy * VectorGrid.perPixel)
+                    if abs(w) > 1 { twice += 1 }
+                    let d = sink.pieces.map { Self.distance($0, xx, yy) }.min()!
+                    if abs(d) > 0.1 {
+                        checked += 1
+                        if (w != 0) != (d < 0) && !(d > 0 && d < crease) { wrong.append((xx, yy, d)) }
+                        if n == 1 && d > 0 && xx > b.x0 + 2 && xx < b.x1 - 2 && yy > b.y0 + 2 && yy < b.y1 - 2 { holes += 1 }
+                    }
+                    xx += 0.13
+                }
+                yy += 0.17
+            }
+            #expect(checked > 1000)
+            #expect(twice == 0, "stroke \(n): \(twice) points covered more than once")
+            #expect(wrong.isEmpty, "stroke \(n): \(wrong.count) of \(checked) points on the wrong side of the outline: \(wrong.prefix(5))")
+            if n == 1 { #expect(holes > 100, "the curl's open middle") }
+        }
+    }
+
+    /// Which strokes the backends write as their union: the jittery one, whose runs break at
+    /// nearly every joint, and not a zigzag whose runs break only at its four sharp turns.
+    @Test func strokesWhoseRunsBreakAtMostJointsAreWrittenAsTheirUnion() {
+        var union = UnionOutline()
+        var zigzag: [Int32] = []
+        for i in 0..<41 {
+            let up = i / 10 % 2 == 0 ? i % 10 : 10 - i % 10
+            zigzag += [Int32(2000 + i * 20), Int32(2000 + up * 40), 8, 500, Int32(i)]
+        }
+        let cases: [(name: String, points: [Int32], traced: Bool)] = [("jittery", Self.unionStrokes()[0], true), ("zigzag", zigzag, false)]
+        for (name, points, traced) in cases {
+            let sink = Self.pieces(of: Stroke(tool: .pen, color: Color(r: 0, g: 0, b: 0), points: points))
+            var runs = PathText(.svg), union1 = PathText(.svg), written = PathText(.svg)
+            OutlineBuilder.outline(sink.pieces, into: &runs)
+            #expect(union.write(sink.pieces, into: &union1))
+            OutlineBuilder.outline(sink.pieces, into: &written, union: &union)
+            #expect(runs.subPaths > 1, "\(name): its runs break")
+            #expect(written.out == (traced ? union1.out : runs.out) && runs.out != union1.out,
+                    "\(name): written as \(traced ? "its union" : "its runs")")
+        }
+    }
+
+    /// Test strokes of the union outline (page units: 0.2 reference pixels): jittery
+    /// handwriting, a curl around a hole, and four random wavy or tapering strokes.
+    static func unionStrokes() -> [[Int32]] {
+        var rng = UInt64(33)
+        func random() -> Double { rng = rng &* 6364136223846793005 &+ 1442695040888963407; return Double(rng >> 11) / Double(1 << 53) }
+        var strokes: [[Int32]] = []
+        // Jittery handwriting, radius 1.2 px: a quantization step forward, one of jitter across.
+        var jitter: [Int32] = []
+        var x = 3000, y = 3000
+        for i in 0..<400 {
+            x += i % 120 < 60 ? 1 : 0; y += i % 120 < 60 ? Int(random() * 3) - 1 : 1
+            if i % 3 == 0 { x += Int(random() * 3) - 1 }
+            jitter += [Int32(x), Int32(y), 6, 500, Int32(i)]
+        }
+        strokes.append(jitter)
+        // A curl: a circle of radius 40 units drawn with radius 8, past its start, so its
+        // middle stays empty and its end overlaps its start.
+        strokes.append((0..<90).flatMap { i -> [Int32] in
+            let a = Double(i) / 80 * 2 * Double.pi
+            return [Int32(5000 + 40 * cos(a)), Int32(5000 + 40 * sin(a)), 8, 500, Int32(i)]
+        })
+        for trial in 0..<4 {
+            var points: [Int32] = []
+            var x = 2000.0, y = 2000.0, heading = random() * 6.28
+            for i in 0..<(60 + trial * 20) {
+                heading += (random() - 0.5) * (trial % 2 == 0 ? 0.9 : 2.2)
+                let step = 3 + random() * 12
+                x += cos(heading) * step; y += sin(heading) * step
+                points += [Int32(x), Int32(y), Int32(trial == 3 ? 2 + 28 * abs(sin(Double(i) / 7)) : 6 + 20 * random()), 500, Int32(i)]
+            }
+            strokes.append(points)
+        }
+        return strokes
+    }
+
+    /// A stroke that would take more than `UnionOutline.maxCorners` corner evaluations is not
+    /// traced: the backends keep its runs and covers (bounded cost on any page).
+    @Test func aCostlyStrokeKeepsItsRunsAndCovers() {
+        var sink = StrokePieces(width: 100_000, height: 100_000)
+        for i in 0..<4 {
+            let x = 5000 + Double(i) * 900
+            sink.piece(ShapePiece(x0: x, y0: 5000, r0: 1000, x1: x + 900, y1: 5000 + Double(i % 2) * 1500, r1: 1000, f: 1))
+        }
+        var union = UnionOutline()
+        var traced = PathText(.svg)
+        #expect(!union.write(sink.pieces, into: &traced))
+        #expect(traced.out.isEmpty)
+        var runs = PathText(.svg), path = PathText(.svg)
+        OutlineBuilder.outline(sink.pieces, into: &runs)
+        OutlineBuilder.outline(sink.pieces, into: &path, union: &union)
+        #expect(path.out == runs.out)
+        // 20,000 small dots 20 px apart: few corners, but a tile each, past `maxTiles`.
+        var spread = StrokePieces(width: 100_000, height: 100_000)
+        for i in 0..<20000 {
+            let x = Double(i % 200) * 20 + 10, y = Double(i / 200) * 20 + 10
+            spread.piece(ShapePiece(x0: x, y0: y, r0: 1, x1: x + 0.5, y1: y, r1: 1, f: 1))
+        }
+        var dots = PathText(.svg)
+        #expect(!union.write(spread.pieces, into: &dots))
+        // And the scratch is left clean: a small stroke afterwards is traced.
+        var small = StrokePieces(width: 1000, height: 1000)
+        small.piece(ShapePiece(x0: 100, y0: 100, r0: 2, x1: 110, y1: 100, r1: 2, f: 1))
+        small.piece(ShapePiece(x0: 110, y0: 100, r0: 2, x1: 110.2, y1: 101, r1: 2, f: 1))
+        var traced2 = PathText(.svg)
+        #expect(union.write(small.pieces, into: &traced2))
+        #expect(traced2.subPaths == 1)
+    }
+
     @Test func maskStrokesAscendInTwoPassesAndJoinConnectedPiecesOfALevel() {
         var sink = StrokePieces(width: 100, height: 100)
         for (i, f) in [0.9, 0.3, 0.3001, 0.6, 0.9].enumerated() {
