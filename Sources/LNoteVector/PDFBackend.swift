@@ -34,7 +34,7 @@ import LNoteShape
 ///   16-bit grey or RGB PNG without transparency its image data as stored (Flate with the PNG
 ///   predictor, 16 bits per component), any other PNG's pixels Flate-compressed with its alpha
 ///   as `/SMask`; frame and rotation are the
-///   `cm` matrix, opacity the `ca` of the graphics state.
+///   `cm` matrix, opacity the `ca` of the graphics state; each is clipped to its frame.
 /// - Navigation: `/PageLabels` give each page its number in the document (an export of pages
 ///   5–9 shows 5…9), and the outline has one bookmark per page, "Page N".
 public final class PDFDocumentBackend: PageBackend {
@@ -74,6 +74,7 @@ public final class PDFDocumentBackend: PageBackend {
     public var imageCount: Int { images.values.filter { if case .success = $0 { true } else { false } }.count }
 
     public func beginPage(_ entry: PageEntry, transform: PageTransform, layers: BackgroundLayers) {
+        union.beginPage()
         let p = VectorPage(entry, transform: transform)
         page = p
         content = []
@@ -143,7 +144,12 @@ public final class PDFDocumentBackend: PageBackend {
         if !xobjects.contains(object) { xobjects.append(object) }
         append("q /\(state(alpha: frame.opacity, multiply: false)) gs ")
         for v in p.imageMatrix(frame, yUp: true) { real(v); append(" ") }
-        append("cm /I\(object) Do Q\n")
+        // Clipped to its own frame (the unit square of image space): the viewers then cut a
+        // rotated image's edges as a path's, anti-aliased, instead of each by its own image
+        // sampling — poppler widens the image to whole pixels and samples it nearest, PDFium
+        // softens it half a pixel off. Measured on the images sample's page 1: +0.8–1.4 dB in
+        // poppler, +1.2–2.2 dB in MuPDF, +1.3–2.3 dB in PDFium.
+        append("cm 0 0 1 1 re W n /I\(object) Do Q\n")
     }
 
     public func endPage() throws(LNoteError) {

@@ -41,6 +41,7 @@ public final class SVGPageBackend: PageBackend {
     }
 
     public func beginPage(_ entry: PageEntry, transform: PageTransform, layers: BackgroundLayers) {
+        union.beginPage()
         let p = VectorPage(entry, transform: transform)
         page = p
         body = []

@@ -547,10 +547,11 @@ enum OutlineBuilder {
     /// of a pixel apart and turning by 45–90°, break at nearly every joint (the real-notebook
     /// sample: median 2.2 breaks per width, up to 15): PDFium's worst 64-px tile on its pen
     /// page was 26 % too dark at 72 dpi and is 1 % as a union. Smooth handwriting breaks at
-    /// sharp turns only (the dense bench page: median 0.7) and keeps its runs: tracing every
-    /// broken stroke there took the PDF from 1.0× to 2.5× the PNG export's time (the closing
-    /// note of issue 27 has the figures).
-    static let unionBreakDensity = 1.0
+    /// sharp turns only (the dense bench page: median 0.7, 90 % of strokes under 1.2) and keeps
+    /// its runs. Measured on the dense page (export in one process, PNG at scale 2: 269 ms):
+    /// runs only 255 ms; this limit 265 ms; a limit of 1, 313 ms; every broken stroke traced,
+    /// 710 ms — which would lift PDFium there from 33 to 48 dB (the closing note of issue 27).
+    static let unionBreakDensity = 1.5
 
     /// The whole stroke as one path (to be filled once, nonzero).
     ///

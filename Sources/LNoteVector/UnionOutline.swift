@@ -37,8 +37,13 @@ struct UnionOutline {
     /// vertices it replaces.
     static let simplifyTolerance: Double = 0.015
     /// Corner evaluations (summed over the pieces' boxes) above which a stroke is left to
-    /// `OutlineBuilder`: about 40 ms of work.
+    /// `OutlineBuilder`: about 50 ms of work.
     static let maxCorners = 8_000_000
+    /// Corner evaluations a page may spend on all its strokes (`beginPage()` starts a page's
+    /// count): about 0.3 s. The strokes after that keep their runs, so a page of many costly
+    /// strokes (the vector export has no raster-work budget: its other costs are linear in the
+    /// samples) cannot stall a server.
+    static let maxCornersPerPage = 50_000_000
     /// Tiles (of 256 corners, 1.25 KB) a stroke may allocate, and the size of the tile grid
     /// over its box: the memory bounds of one stroke, about 25 MB (pieces spread thinly over a
     /// large box would otherwise allocate a tile each within `maxCorners`).
@@ -75,8 +80,15 @@ struct UnionOutline {
     private var starts: [SIMD2<Int32>] = []
     private var kept: [(x: Int, y: Int)] = []
 
+    /// Corner evaluations spent on this page so far.
+    private var spent = 0.0
+
+    /// Starts a page's count of work (`maxCornersPerPage`).
+    mutating func beginPage() { spent = 0 }
+
     /// Writes the boundary of the union of `pieces` as closed sub-paths into `path`; false
-    /// (nothing written) when the stroke is too costly to trace (`maxCorners`).
+    /// (nothing written) when the stroke is too costly to trace (`maxCorners`, `maxTiles`, or
+    /// what is left of `maxCornersPerPage`).
     mutating func write(_ pieces: [ShapePiece], into path: inout PathText) -> Bool {
         guard let first = pieces.first else { return true }
         var b = (x0: first.minX, y0: first.minY, x1: first.maxX, y1: first.maxY)
@@ -89,7 +101,8 @@ struct UnionOutline {
         h = Self.spacing(for: rmin)
         var work = 0.0
         for p in pieces { work += ((p.maxX - p.minX) / h + 3) * ((p.maxY - p.minY) / h + 3) }
-        guard work <= Double(Self.maxCorners) else { return false }
+        guard work <= Double(Self.maxCorners), spent + work <= Double(Self.maxCornersPerPage) else { return false }
+        spent += work
         // Two empty cells around the box, so every loop closes inside the grid.
         ox = b.x0 - 2 * h; oy = b.y0 - 2 * h
         cornersX = Int(((b.x1 - ox) / h).rounded(.up)) + 3

@@ -434,6 +434,30 @@ import LNoteTestSupport
         #expect(traced2.subPaths == 1)
     }
 
+    /// A page spends at most `UnionOutline.maxCornersPerPage` on tracing: past it strokes keep
+    /// their runs, until the next page.
+    @Test func aPageSpendsABoundedWorkOnUnions() {
+        var sink = StrokePieces(width: 10_000, height: 10_000)
+        for i in 0..<100 {
+            let x = 500 + Double(i % 10) * 3
+            sink.piece(ShapePiece(x0: x, y0: 500, r0: 10, x1: x + 3, y1: 500 + Double(i % 3), r1: 10, f: 1))
+        }
+        var union = UnionOutline()
+        union.beginPage()
+        var traced = 0
+        while traced < 1000 {
+            var path = PathText(.pdf)
+            guard union.write(sink.pieces, into: &path) else { break }
+            #expect(!path.out.isEmpty)
+            traced += 1
+        }
+        // Each trace is about 200,000 corners: the budget allows a few hundred.
+        #expect(traced > 50 && traced < 1000, "\(traced) strokes traced on one page")
+        var path = PathText(.pdf)
+        union.beginPage()
+        #expect(union.write(sink.pieces, into: &path))
+    }
+
     @Test func maskStrokesAscendInTwoPassesAndJoinConnectedPiecesOfALevel() {
         var sink = StrokePieces(width: 100, height: 100)
         for (i, f) in [0.9, 0.3, 0.3001, 0.6, 0.9].enumerated() {
