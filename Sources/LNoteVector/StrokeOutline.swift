@@ -98,9 +98,10 @@ enum PathSyntax {
     case svg
 }
 
-/// Writes closed sub-paths (polygons and circles) on the grid in one syntax. All sub-paths a
-/// stroke is made of turn the same way (negative signed area in y-down coordinates), so under
-/// the nonzero rule their union is filled exactly once.
+/// Writes closed sub-paths (polygons and circles) on the grid in one syntax. All sub-paths of
+/// a stroke's runs and covers turn the same way (negative signed area in y-down coordinates),
+/// so under the nonzero rule their union is filled exactly once; a traced union
+/// (`UnionOutline`) is loops that do not overlap, its holes turning against its outer loops.
 ///
 /// Numbers are kept short, since they are most of a vector file: a PDF path is written
 /// relative to `origin` (the writer puts `1 0 0 1 x y cm` before it), so a stroke's

@@ -20,14 +20,17 @@ import LNoteShape
 /// Each loop is then simplified within `simplifyTolerance`. Outer loops and holes come out
 /// with opposite orientations, so the nonzero rule fills the union once.
 ///
-/// Error: a chord between two crossings on the boundary lies at most (√2·h)²/(8r) inside an
-/// arc of radius r (h the spacing), which `spacing(for:)` keeps at `chordTolerance`; where two
-/// pieces meet at a concave crease a cell's chord cuts the corner, a triangle of at most h²/4
-/// area per crease.
+/// Error, inward: a chord between two crossings lies at most (√2·h)²/(8r) inside an arc of
+/// radius r (h the spacing), which `spacing(for:)` keeps at `chordTolerance`; a crossing
+/// interpolated linearly on the (convex) distance lies up to h²/(8r), half that, inside the
+/// boundary; simplification adds `simplifyTolerance` and the vector grid half a step (0.025
+/// px): about 0.085 px at most, 0.045 px of it from the tracing. Outward: where two pieces meet
+/// at a concave crease a cell's chord cuts the corner, a triangle of at most h²/4 per crease.
 ///
 /// Cost is bounded: the grid is stored in 16 × 16-corner tiles allocated only where a piece
-/// reaches, and a stroke whose pieces would need more than `maxCorners` corner evaluations or
-/// `maxTiles` tiles is left to `OutlineBuilder` (`write` returns false).
+/// reaches, and a stroke whose pieces would need more than `maxCorners` corner evaluations,
+/// `maxTiles` tiles or a tile grid over `maxTileGrid`, or more than the page has left of
+/// `maxCornersPerPage`, is left to `OutlineBuilder` (`write` returns false).
 struct UnionOutline {
     /// Largest distance (reference pixels) a chord of the traced contour lies inside an arc:
     /// 0.03 px at 144 dpi. (Measured on the dense page with every broken stroke traced: 0.02
@@ -44,9 +47,10 @@ struct UnionOutline {
     /// strokes (the vector export has no raster-work budget: its other costs are linear in the
     /// samples) cannot stall a server.
     static let maxCornersPerPage = 50_000_000
-    /// Tiles (of 256 corners, 1.25 KB) a stroke may allocate, and the size of the tile grid
-    /// over its box: the memory bounds of one stroke, about 25 MB (pieces spread thinly over a
-    /// large box would otherwise allocate a tile each within `maxCorners`).
+    /// Tiles (of 256 corners: 1.25 KB, and up to 2 KB of cells listed in `starts`) a stroke
+    /// may allocate, and the size of the tile grid over its box (4 bytes an entry): the memory
+    /// bounds of one stroke, about 60 MB at most (pieces spread thinly over a large box would
+    /// otherwise allocate a tile each within `maxCorners`).
     static let maxTiles = 16384
     static let maxTileGrid = 1 << 20
 
@@ -95,7 +99,10 @@ struct UnionOutline {
         var rmin = Double.infinity
         for p in pieces {
             b.x0 = min(b.x0, p.minX); b.y0 = min(b.y0, p.minY); b.x1 = max(b.x1, p.maxX); b.y1 = max(b.y1, p.maxY)
-            rmin = min(rmin, max(p.r0, p.r1))
+            // The thin end of a tapering piece sets the spacing too (its cap is traced); a
+            // piece whose larger disc holds the other is that disc.
+            let nested = p.outerTangents(tolerance: 0) == nil
+            rmin = min(rmin, nested ? max(p.r0, p.r1) : min(p.r0, p.r1))
         }
         guard rmin.isFinite, rmin > 0 else { return false }
         h = Self.spacing(for: rmin)
