@@ -167,13 +167,16 @@ enum InkMeasure {
 
     /// For each `size`-px tile whose ink in `reference` — its mean darkness above `paper`'s —
     /// is at least `minInk` levels, the relative difference of `actual`'s ink there; the worst.
-    static func tiles(reference: Bitmap, actual: Bitmap, paper: Double, size: Int = 64, minInk: Double = 2) -> TileResult {
+    /// Tiles that meet a box of `skipping` (x0, y0, x1, y1 in pixels) are left out.
+    static func tiles(reference: Bitmap, actual: Bitmap, paper: Double, size: Int = 64, minInk: Double = 2,
+                      skipping: [(Double, Double, Double, Double)] = []) -> TileResult {
         var result = TileResult(worst: 0, at: (0, 0), inkTiles: 0)
         guard reference.width == actual.width, reference.height == actual.height else {
             return TileResult(worst: .infinity, at: (0, 0), inkTiles: 0)
         }
         for ty in stride(from: 0, to: reference.height, by: size) {
             for tx in stride(from: 0, to: reference.width, by: size) {
+                if skipping.contains(where: { $0.0 < Double(tx + size) && $0.2 > Double(tx) && $0.1 < Double(ty + size) && $0.3 > Double(ty) }) { continue }
                 let r = darkness(reference, x0: tx, y0: ty, x1: tx + size, y1: ty + size) - paper
                 guard r >= minInk else { continue }
                 result.inkTiles += 1

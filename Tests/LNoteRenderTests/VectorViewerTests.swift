@@ -10,9 +10,13 @@
 // (poppler 25 %). Every viewer meets it on every page without images. (PDFium did not on real
 // handwriting — 26 % on the real-notebook sample's page 3 at 72 dpi — until strokes whose runs
 // break were written as their union, `UnionOutline`: PDFium adds the coverages of overlapping
-// sub-paths in a pixel.) On pages with images, poppler and PDFium
-// resample the images their own way (poppler does not interpolate; PDFium widens an enlarged
-// PNG's alpha edges), so their tiles are not held there.
+// sub-paths in a pixel.) On pages with images every viewer's tiles away from the images are held
+// to the same bar (poppler to 30 % on the images sample, whose hairlines it draws 27 % too dark
+// at 72 dpi), and MuPDF's, librsvg's and Chromium's tiles with images too. poppler's and PDFium's
+// tiles with images are not held: poppler widens a rotated image to whole pixels and samples it
+// nearest; PDFium's image transformer darkens every channel by 2 levels (its interpolation
+// weights sum to 255 and are divided by 256, twice) and samples half a texel off (0.3–0.9 px),
+// which no construction of the PDF avoids short of resampling the image ourselves.
 //
 // And the reduced soft-mask case of issue 27: a fill whose colour alpha is 0.6, through a
 // luminosity soft mask of grey 1, must come out at 102 in every PDF viewer (MuPDF 1.21 applied
@@ -25,6 +29,7 @@ import LNoteBitmap
 import LNoteFormat
 import LNoteRaster
 import LNoteRender
+import LNoteShape
 import LNoteTestSupport
 
 final class VectorViewerTests: XCTestCase {
@@ -183,22 +188,39 @@ final class VectorViewerTests: XCTestCase {
     struct Bar {
         var psnr: Double
         var offShare: Double
-        /// nil: tiles not held (images resampled the viewer's own way).
+        /// Of a tile away from every image: the issue's 15 % (poppler 25 %).
+        var inkTile: Double
+        /// Of any tile, images included; nil: not held (the viewer resamples images its own way).
         var tile: Double?
     }
 
-    /// The bar each viewer is held to (see the top of this file): the issue's where it is met,
-    /// else today's measured worst with a small margin.
+    /// The bar each viewer is held to (see the top of this file): the issue's, but for the
+    /// tiles with images in poppler and PDFium.
     static func bar(_ judge: VectorJudge, images: Bool) -> Bar {
+        let inkTile = judge == .poppler ? 0.25 : 0.15
         if images {
             switch judge {
-            case .poppler, .pdfium: return Bar(psnr: 22, offShare: 0.06, tile: nil)
-            case .mupdf, .librsvg, .chromium: return Bar(psnr: 22, offShare: 0.06, tile: 0.15)
+            // poppler: 30 % away from images, measured 27 % on the images sample at 72 dpi, the
+            // tile of its hairlines (r = 1…4 units): poppler's extra ink on thin fills.
+            case .poppler: return Bar(psnr: 22, offShare: 0.06, inkTile: 0.30, tile: nil)
+            case .pdfium: return Bar(psnr: 22, offShare: 0.06, inkTile: inkTile, tile: nil)
+            case .mupdf, .librsvg, .chromium: return Bar(psnr: 22, offShare: 0.06, inkTile: inkTile, tile: 0.15)
             }
         }
         switch judge {
-        case .mupdf, .pdfium, .librsvg, .chromium: return Bar(psnr: 40, offShare: 0.005, tile: 0.15)   // the issue's
-        case .poppler: return Bar(psnr: 38, offShare: 0.005, tile: 0.25)                               // the issue's
+        case .mupdf, .pdfium, .librsvg, .chromium: return Bar(psnr: 40, offShare: 0.005, inkTile: inkTile, tile: inkTile)
+        case .poppler: return Bar(psnr: 38, offShare: 0.005, inkTile: inkTile, tile: inkTile)
+        }
+    }
+
+    /// The bounding boxes (pixels at `dpi`, a pixel to spare) of the page's image frames,
+    /// rotated as drawn.
+    static func imageBoxes(_ page: LoadedPage, dpi: Int) -> [(Double, Double, Double, Double)] {
+        let t = PageTransform(pageWidth: page.entry.width, pageHeight: page.entry.height, scale: Double(dpi) / 72)
+        return page.elements.compactMap { element in
+            guard case .image(let placement) = element.kind, let f = ImageFrame(placement, transform: t) else { return nil }
+            let hx = (abs(f.fw * f.cosT) + abs(f.fh * f.sinT)) / 2 + 1, hy = (abs(f.fw * f.sinT) + abs(f.fh * f.cosT)) / 2 + 1
+            return (f.cx - hx, f.cy - hy, f.cx + hx, f.cy + hy)
         }
     }
 
@@ -270,12 +292,17 @@ extension VectorJudges {
                                                              tolerance: ComparisonTolerance(channelTolerance: 32, maxDifferingPixels: 0))
                         let share = Double(result.differingPixels) / Double(max(1, result.totalPixels))
                         let tiles = InkMeasure.tiles(reference: reference, actual: actual, paper: paper)
-                        print("vector: \(label): PSNR \(String(format: "%.1f", result.psnr)) dB, \(String(format: "%.3f", share * 100))% > 32/255, \(tiles)")
+                        let inkTiles = hasImages ? InkMeasure.tiles(reference: reference, actual: actual, paper: paper,
+                                                                    skipping: VectorViewerTests.imageBoxes(loaded, dpi: dpi)) : tiles
+                        print("vector: \(label): PSNR \(String(format: "%.1f", result.psnr)) dB, \(String(format: "%.3f", share * 100))% > 32/255, \(tiles)"
+                              + (hasImages ? "; away from images: \(inkTiles)" : ""))
                         XCTAssertTrue(result.sizesMatch, "\(label): \(result)", file: file, line: line)
                         if dpi == 144 {
                             XCTAssertTrue(result.psnr >= bar.psnr && share <= bar.offShare,
                                           "\(label): \(result) (bar: PSNR >= \(bar.psnr) dB, <= \(bar.offShare * 100)% off)", file: file, line: line)
                         }
+                        XCTAssertLessThanOrEqual(inkTiles.worst, bar.inkTile, "\(label): away from images, \(inkTiles) (bar \(Int(bar.inkTile * 100)) %)",
+                                                 file: file, line: line)
                         if let tile = bar.tile {
                             XCTAssertLessThanOrEqual(tiles.worst, tile, "\(label): \(tiles) (bar \(Int(tile * 100)) %)", file: file, line: line)
                         }
