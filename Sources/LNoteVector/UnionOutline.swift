@@ -39,13 +39,14 @@ struct UnionOutline {
     /// Largest distance (reference pixels) a simplified loop's edge lies from the traced
     /// vertices it replaces.
     static let simplifyTolerance: Double = 0.015
-    /// Corner evaluations (summed over the pieces' boxes) above which a stroke is left to
-    /// `OutlineBuilder`: about 50 ms of work.
+    /// Corner evaluations (summed over the pieces' boxes, a cell to spare on each side) above
+    /// which a stroke is left to `OutlineBuilder`: at most about 50 ms of work.
     static let maxCorners = 8_000_000
     /// Corner evaluations a page may spend on all its strokes (`beginPage()` starts a page's
-    /// count): about 0.3 s. The strokes after that keep their runs, so a page of many costly
-    /// strokes (the vector export has no raster-work budget: its other costs are linear in the
-    /// samples) cannot stall a server.
+    /// count), as `maxCorners` counts them (an upper bound): 0.11 s in the test
+    /// `aPageSpendsABoundedWorkOnUnions`. The strokes after that keep their runs, so a page of
+    /// many costly strokes (the vector export has no raster-work budget: its other costs are
+    /// linear in the samples) cannot stall a server.
     static let maxCornersPerPage = 50_000_000
     /// Tiles (of 256 corners: 1.25 KB, and up to 2 KB of cells listed in `starts`) a stroke
     /// may allocate, and the size of the tile grid over its box (4 bytes an entry): the memory
@@ -91,8 +92,8 @@ struct UnionOutline {
     mutating func beginPage() { spent = 0 }
 
     /// Writes the boundary of the union of `pieces` as closed sub-paths into `path`; false
-    /// (nothing written) when the stroke is too costly to trace (`maxCorners`, `maxTiles`, or
-    /// what is left of `maxCornersPerPage`).
+    /// (nothing written) when the stroke is too costly to trace (`maxCorners`, `maxTiles`,
+    /// `maxTileGrid`, or what is left of `maxCornersPerPage`).
     mutating func write(_ pieces: [ShapePiece], into path: inout PathText) -> Bool {
         guard let first = pieces.first else { return true }
         var b = (x0: first.minX, y0: first.minY, x1: first.maxX, y1: first.maxY)
