@@ -147,13 +147,12 @@ struct UnionOutline {
         init(_ p: ShapePiece) {
             x1 = p.x1; y1 = p.y1; r1 = p.r1
             if let t = p.outerTangents(tolerance: 0) {
-                let dx = p.x1 - p.x0, dy = p.y1 - p.y0
-                let d = (dx * dx + dy * dy).squareRoot()
                 x0 = p.x0; y0 = p.y0; r0 = p.r0
                 ux = t.ux; uy = t.uy
-                c = (p.r0 - p.r1) / d
-                s = max(0, 1 - c * c).squareRoot()
-                span = d * s
+                // The left normal c·u + s·u⊥ read back in (u, u⊥).
+                c = t.lx * t.ux + t.ly * t.uy
+                s = t.ly * t.ux - t.lx * t.uy
+                span = OutlineBuilder.edgeLength(p)
                 nested = false
             } else {
                 // The larger disc, in slot 0.
@@ -246,8 +245,6 @@ struct UnionOutline {
     // corner to an outside one is where a loop's segment in this cell starts; it ends at a
     // crossing from outside to inside. A neighbour goes round their shared edge the other way,
     // so the crossing where a segment ends here is where the neighbour's segment starts.
-
-    private static let cornerDI = [0, 1, 1, 0], cornerDJ = [0, 0, 1, 1]
 
     /// Bits of the cell's inside corners (bit k: corner k) and their values.
     @inline(__always) private func cell(_ i: Int, _ j: Int) -> (mask: Int, v: SIMD4<Float>) {
@@ -364,8 +361,8 @@ struct UnionOutline {
         while a < n - 1 {
             var best = a + 1
             var k = a + 2
+            let ax = Double(loop[a].x), ay = Double(loop[a].y)
             while k < n && k - a <= 64 {
-                let ax = Double(loop[a].x), ay = Double(loop[a].y)
                 let dx = Double(loop[k].x) - ax, dy = Double(loop[k].y) - ay
                 let len = (dx * dx + dy * dy).squareRoot()
                 var ok = len > 0
